@@ -1,0 +1,2 @@
+//! vier: a Connect Four engine.
+pub mod protocol;
