@@ -1,0 +1,16 @@
+//! The subcommands people run: each reads and writes through the streams it is given, so the
+//! tests drive them without a terminal.
+
+pub mod bench;
+pub mod solve;
+
+use crate::board::{perft as perft_from, BoardError, Position, Size};
+use crate::with_size;
+
+/// Perft from a move string on a board of the given size.
+pub fn perft(size: Size, moves: &str, depth: u32) -> Result<u64, BoardError> {
+    with_size!(size, {
+        let p = Position::<W, H>::from_moves(moves)?;
+        Ok(perft_from(&p, depth))
+    })
+}

@@ -1,0 +1,101 @@
+//! The `vier` command: the line protocol by default, subcommands for people.
+
+use clap::{Parser, Subcommand};
+use std::io::{self, Write};
+use std::process::ExitCode;
+use vier::board::Size;
+use vier::cli;
+
+#[derive(Parser)]
+#[command(
+    name = "vier",
+    version,
+    about = "A Connect Four engine. Without a subcommand it speaks the UCI-style protocol of protocol.md on stdin/stdout."
+)]
+struct Args {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Exact scores for positions read from stdin, one move string per line (optionally followed
+    /// by an expected score); prints `<moves> <score> <nodes> <microseconds>` per line.
+    Solve {
+        /// Win (1), draw (0) or loss (-1) instead of the exact score.
+        #[arg(long)]
+        weak: bool,
+        /// The score of every column (`-` for a full column) instead of the position's.
+        #[arg(long)]
+        all: bool,
+        /// Board size, WxH.
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+        /// Transposition table size in MB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+    },
+    /// Solves a fixed list of positions; the last line `<N> nodes <M> nps` is the signature.
+    Bench,
+    /// Counts move sequences of a given length from a position (rules check).
+    Perft {
+        depth: u32,
+        /// Move string of the start position.
+        #[arg(long, default_value = "")]
+        moves: String,
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+    },
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        None => {
+            eprintln!("the protocol loop is not built yet");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Cmd::Solve {
+            weak,
+            all,
+            size,
+            hash,
+        }) => {
+            let opts = cli::solve::SolveOptions {
+                weak,
+                all,
+                size,
+                hash_mb: hash,
+            };
+            let stdin = io::stdin().lock();
+            let mut out = io::BufWriter::new(io::stdout().lock());
+            cli::solve::run(&opts, stdin, &mut out).map(|sum| {
+                let _ = out.flush();
+                eprintln!("{}", sum.report());
+                if sum.mismatches > 0 {
+                    ExitCode::FAILURE
+                } else {
+                    ExitCode::SUCCESS
+                }
+            })
+        }
+        Some(Cmd::Bench) => cli::bench::run(&mut io::stdout().lock()).map(|_| ExitCode::SUCCESS),
+        Some(Cmd::Perft { depth, moves, size }) => cli::perft(size, &moves, depth)
+            .map(|n| {
+                println!("{n}");
+                ExitCode::SUCCESS
+            })
+            .or_else(|e| {
+                eprintln!("error: {e}");
+                Ok(ExitCode::from(2))
+            }),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

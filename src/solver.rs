@@ -1,0 +1,352 @@
+//! The exact solver: proves the game-theoretic score of a position.
+//!
+//! Scores follow Pons' convention: 0 is a draw; a win with the winner's k-th disc scores
+//! `W*H/2 + 1 - k` for the winner (22 - k on 7x6) and its negation for the loser; the sign is
+//! always from the side to move's point of view.
+//!
+//! Negamax with alpha-beta over the non-losing moves only, bounds clamped by the moves left, a
+//! transposition table with both bounds and the best move, the mirror-symmetric key near the
+//! root, enhanced transposition cutoffs, and move ordering by the table's move, the threats a
+//! move creates, history and centre. The root value is found by null-window searches that narrow
+//! the window.
+
+use crate::board::{Geometry, Position};
+use crate::ordering::{column_order, History, MoveSorter};
+use crate::tt::TransTable;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Positions with fewer discs than this use the mirror-symmetric key: there, the chance that a
+/// mirror image was already searched is highest and the extra work per node pays.
+const SYMMETRY_PLIES: u32 = 16;
+/// Enhanced transposition cutoffs (probing every child before searching any) below this ply.
+const ETC_PLIES: u32 = 24;
+
+/// Score of a position whose game has ended, or `None` if it goes on.
+pub fn terminal_score<const W: usize, const H: usize>(p: &Position<W, H>) -> Option<i32> {
+    if p.last_mover_won() {
+        // the last mover connected four with its ((moves + 1) / 2)-th disc
+        let k = (p.moves() as i32 + 1) / 2;
+        Some(-((W * H) as i32 / 2 + 1 - k))
+    } else if p.is_full() {
+        Some(0)
+    } else {
+        None
+    }
+}
+
+/// Win / draw / loss from the side to move's view, as the weak solver reports it.
+pub fn wdl(score: i32) -> i32 {
+    score.signum()
+}
+
+/// The solver with its table and statistics. Reuse one for many positions: the table carries over
+/// unless [`Solver::clear`] is called.
+pub struct Solver {
+    tt: TransTable,
+    history: History,
+    nodes: u64,
+    stop: Option<std::sync::Arc<AtomicBool>>,
+    stopped: bool,
+}
+
+/// Returned by searches that were interrupted by the stop flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
+impl Solver {
+    /// A solver with a transposition table of `hash_mb` megabytes.
+    pub fn new(hash_mb: usize) -> Solver {
+        Solver::with_table(TransTable::new(hash_mb))
+    }
+
+    pub fn with_table(tt: TransTable) -> Solver {
+        Solver {
+            tt,
+            history: History::default(),
+            nodes: 0,
+            stop: None,
+            stopped: false,
+        }
+    }
+
+    /// Nodes visited since the last [`Solver::reset_nodes`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+    }
+
+    /// Forgets the table and the history: the next search starts from nothing.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history = History::default();
+    }
+
+    pub fn table(&self) -> &TransTable {
+        &self.tt
+    }
+
+    /// Installs a stop flag, polled every 4096 nodes; a set flag makes searches return `Stopped`.
+    pub fn set_stop_flag(&mut self, flag: Option<std::sync::Arc<AtomicBool>>) {
+        self.stop = flag;
+    }
+
+    /// The exact score of `p` (strong solve).
+    pub fn solve<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Result<i32, Stopped> {
+        self.solve_window(p, false)
+    }
+
+    /// Win (1), draw (0) or loss (-1) for the side to move (weak solve: cheaper than strong).
+    pub fn solve_weak<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Result<i32, Stopped> {
+        self.solve_window(p, true).map(wdl)
+    }
+
+    fn solve_window<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        weak: bool,
+    ) -> Result<i32, Stopped> {
+        if let Some(s) = terminal_score(p) {
+            return Ok(s);
+        }
+        let cells = (W * H) as i32;
+        let moves = p.moves() as i32;
+        if p.can_win_next() {
+            return Ok((cells + 1 - moves) / 2);
+        }
+        let (mut min, mut max) = (-(cells - moves) / 2, (cells + 1 - moves) / 2);
+        if weak {
+            min = min.max(-1);
+            max = max.min(1);
+        }
+        self.stopped = false;
+        // Null-window searches; probing near 0 first (where most positions are), then halving.
+        while min < max {
+            let mut med = min + (max - min) / 2;
+            if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.negamax(p, med, med + 1);
+            if self.stopped {
+                return Err(Stopped);
+            }
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        Ok(min)
+    }
+
+    /// The exact score of every 0-based column (`None` for a full column or a finished game):
+    /// the score the side to move gets by playing there.
+    pub fn analyze<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        weak: bool,
+    ) -> Result<Vec<Option<i32>>, Stopped> {
+        let mut out = vec![None; W];
+        if p.is_game_over() {
+            return Ok(out);
+        }
+        let cells = (W * H) as i32;
+        for (col, slot) in out.iter_mut().enumerate() {
+            if !p.can_play(col) {
+                continue;
+            }
+            let s = if p.is_winning_move(col) {
+                (cells + 1 - p.moves() as i32) / 2
+            } else {
+                let mut child = *p;
+                child.play_col(col);
+                -self.solve_window(&child, weak)?
+            };
+            *slot = Some(if weak { wdl(s) } else { s });
+        }
+        Ok(out)
+    }
+
+    /// Alpha-beta search of a position where the side to move cannot win at once.
+    /// Fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower bound, else exact.
+    fn negamax<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        debug_assert!(alpha < beta);
+        debug_assert!(!p.can_win_next());
+        self.nodes += 1;
+        if self.nodes & 4095 == 0 {
+            if let Some(flag) = &self.stop {
+                if flag.load(Ordering::Relaxed) {
+                    self.stopped = true;
+                }
+            }
+        }
+        if self.stopped {
+            return 0;
+        }
+        let cells = (W * H) as i32;
+        let moves = p.moves() as i32;
+        let next = p.non_losing_moves();
+        if next == 0 {
+            // every move lets the opponent connect four with its next disc
+            return -(cells - moves) / 2;
+        }
+        if moves >= cells - 2 {
+            // neither side can win in the two discs left
+            return 0;
+        }
+        // the opponent cannot win with its next disc, so at best it wins with the one after
+        let min = -(cells - 2 - moves) / 2;
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        // we cannot win with this disc (precondition), so at best with the next
+        let max = (cells - 1 - moves) / 2;
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+
+        let use_symmetry = (moves as u32) < SYMMETRY_PLIES;
+        let (key, mirrored) = if use_symmetry {
+            p.symmetric_key()
+        } else {
+            (p.key(), false)
+        };
+        // the table stores moves in the orientation of its key
+        let orient = |c: usize| if mirrored { W - 1 - c } else { c };
+        let mut tt_move = None;
+        if let Some(e) = self.tt.probe(key) {
+            if e.lower >= beta {
+                return e.lower;
+            }
+            if e.upper <= alpha {
+                return e.upper;
+            }
+            alpha = alpha.max(e.lower);
+            beta = beta.min(e.upper);
+            if alpha >= beta {
+                return alpha;
+            }
+            tt_move = e.best_move.map(|c| orient(c as usize));
+        }
+
+        // Enhanced transposition cutoff: a child already known to be bad enough for the
+        // opponent proves a cutoff without searching anything.
+        if (moves as u32) < ETC_PLIES {
+            let mut m = next;
+            while m != 0 {
+                let bit = m & m.wrapping_neg();
+                m ^= bit;
+                let child = p.after(bit);
+                let ckey = if ((moves + 1) as u32) < SYMMETRY_PLIES {
+                    child.symmetric_key().0
+                } else {
+                    child.key()
+                };
+                if let Some(e) = self.tt.probe(ckey) {
+                    if -e.upper >= beta {
+                        let col = (bit.trailing_zeros() as usize) / (H + 1);
+                        self.store(key, -e.upper, i32::MAX, Some(orient(col)), 1);
+                        return -e.upper;
+                    }
+                }
+            }
+        }
+
+        let side = (moves & 1) as usize;
+        let mut sorter = MoveSorter::new();
+        let order = column_order::<W>();
+        for &col in order.iter().rev() {
+            let bit = next & Geometry::<W, H>::column_mask(col);
+            if bit == 0 {
+                continue;
+            }
+            let score = if Some(col) == tt_move {
+                i32::MAX
+            } else {
+                let threats = Position::<W, H>::winning_cells(p.current() | bit, p.mask() | bit)
+                    .count_ones() as i32;
+                (threats << 20) + (self.history.get(side, bit).min((1 << 20) - 1) as i32)
+            };
+            sorter.add(bit, col, score);
+        }
+
+        let alpha_orig = alpha;
+        let nodes_before = self.nodes;
+        let mut best = i32::MIN;
+        let mut best_col = None;
+        let mut first = true;
+        for (bit, col) in sorter {
+            let child = p.after(bit);
+            let s = if first || beta - alpha == 1 {
+                -self.negamax(&child, -beta, -alpha)
+            } else {
+                // principal variation search: prove the move is no better, re-search if it is
+                let s = -self.negamax(&child, -alpha - 1, -alpha);
+                if s > alpha && s < beta && !self.stopped {
+                    -self.negamax(&child, -beta, -alpha)
+                } else {
+                    s
+                }
+            };
+            first = false;
+            if self.stopped {
+                return 0;
+            }
+            if s > best {
+                best = s;
+                best_col = Some(col);
+            }
+            if s >= beta {
+                let work = self.nodes - nodes_before;
+                self.history
+                    .reward(side, bit, (64 - work.leading_zeros()).pow(2));
+                self.store(key, s, i32::MAX, best_col.map(orient), bit_length(work));
+                return s;
+            }
+            if s > alpha {
+                alpha = s;
+            }
+        }
+        let work = bit_length(self.nodes - nodes_before);
+        if best > alpha_orig {
+            self.store(key, best, best, best_col.map(orient), work);
+        } else {
+            self.store(key, i32::MIN, best, best_col.map(orient), work);
+        }
+        best
+    }
+
+    #[inline(always)]
+    fn store(&mut self, key: u64, lower: i32, upper: i32, best_col: Option<usize>, work: u32) {
+        let lower = lower.max(-100);
+        let upper = upper.min(100);
+        self.tt
+            .store(key, lower, upper, best_col.map(|c| c as u8), work);
+    }
+}
+
+#[inline(always)]
+fn bit_length(x: u64) -> u32 {
+    64 - x.leading_zeros()
+}

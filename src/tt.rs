@@ -1,0 +1,365 @@
+//! The transposition table: positions already searched, with what is known of their value.
+//!
+//! Buckets of four 16-byte entries fill one 64-byte cache line, so a probe costs one cache miss.
+//! An entry holds the position's full key (keys are at most 64 bits on every supported board), so
+//! the table never confuses two positions, whatever its size.
+//!
+//! Entry layout (`data`, bit 0 = least significant):
+//!
+//! ```text
+//!  bits  0..8   exact-score lower bound + 128   (u8; with the upper bound: exact when equal)
+//!  bits  8..16  exact-score upper bound + 128   (u8)
+//!  bits 16..20  best move: 0-based column + 1, 0 = none (u4)
+//!  bits 20..26  work: bit length of the subtree's node count, 1..=63; 0 = empty slot (u6)
+//!  bits 26..34  generation of the search that wrote it (u8); other generations read as empty
+//!  bits 34..50  heuristic value of the depth-limited search (i16)
+//!  bits 50..56  depth of that heuristic value, 0 = none (u6)
+//!  bits 56..58  kind of that heuristic value: 0 none, 1 lower, 2 upper, 3 exact (u2)
+//!  bits 58..64  unused
+//! ```
+//!
+//! Exact-score bounds are true for ever, so they are merged when a position is stored again;
+//! replacement within a bucket evicts the entry of another generation first, then the one whose
+//! subtree cost the least work, so expensive results survive.
+
+/// One slot: the position's key and what is known about it.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Slot {
+    key: u64,
+    data: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket {
+    slots: [Slot; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+const _: () = assert!(std::mem::align_of::<Bucket>() == 64);
+
+const SCORE_OFFSET: i32 = 128;
+const WORK_SHIFT: u32 = 20;
+const GEN_SHIFT: u32 = 26;
+const HVAL_SHIFT: u32 = 34;
+const HDEPTH_SHIFT: u32 = 50;
+const HKIND_SHIFT: u32 = 56;
+
+/// What a probe found: valid bounds on the exact score (side to move's view) and a move hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub lower: i32,
+    pub upper: i32,
+    /// 0-based column of the best move found, in the stored orientation.
+    pub best_move: Option<u8>,
+    /// Bit length of the node count of the search that stored it.
+    pub work: u32,
+    /// A depth-limited heuristic result, if one was stored.
+    pub heuristic: Option<Heuristic>,
+}
+
+/// How a heuristic value relates to the true depth-limited value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Lower,
+    Upper,
+    Exact,
+}
+
+/// A depth-limited search result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heuristic {
+    pub value: i16,
+    pub depth: u8,
+    pub bound: Bound,
+}
+
+/// The table. Not shared between threads; the searcher owns one.
+pub struct TransTable {
+    buckets: Vec<Bucket>,
+    generation: u8,
+}
+
+impl TransTable {
+    /// A table of about `mb` megabytes (at least one bucket).
+    pub fn new(mb: usize) -> TransTable {
+        let n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
+        TransTable {
+            buckets: vec![Bucket::default(); n.max(1)],
+            generation: 1,
+        }
+    }
+
+    /// A table with exactly `n` buckets (tests use tiny tables to force replacement).
+    pub fn with_buckets(n: usize) -> TransTable {
+        TransTable {
+            buckets: vec![Bucket::default(); n.max(1)],
+            generation: 1,
+        }
+    }
+
+    pub fn size_bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>()
+    }
+
+    /// Forgets everything in O(1) by moving to a new generation; every 255 clears the memory is
+    /// really wiped so that a recycled generation number never revives an old entry.
+    pub fn clear(&mut self) {
+        if self.generation == u8::MAX {
+            self.buckets.fill(Bucket::default());
+            self.generation = 1;
+        } else {
+            self.generation += 1;
+        }
+    }
+
+    #[inline(always)]
+    fn index(&self, key: u64) -> usize {
+        // Fibonacci hashing, then a multiply-shift range reduction: any bucket count works.
+        let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ((h as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    #[inline(always)]
+    fn live(&self, data: u64) -> bool {
+        (data >> WORK_SHIFT) & 63 != 0 && ((data >> GEN_SHIFT) & 0xFF) as u8 == self.generation
+    }
+
+    /// Hints the CPU to load the bucket of `key` (used before the probe, to overlap the miss).
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = &self.buckets[self.index(key)] as *const Bucket as *const i8;
+            // SAFETY: prefetching is only a hint and never faults; the pointer is in bounds.
+            unsafe { std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    #[inline(always)]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let b = &self.buckets[self.index(key)];
+        for s in &b.slots {
+            if s.key == key && self.live(s.data) {
+                return Some(decode(s.data));
+            }
+        }
+        None
+    }
+
+    /// Records exact-score bounds (merged with what is known), a best move and the work done.
+    #[inline(always)]
+    pub fn store(&mut self, key: u64, lower: i32, upper: i32, best_move: Option<u8>, work: u32) {
+        self.update(key, work, |old| {
+            let (mut lo, mut hi, mut mv) = (lower, upper, best_move);
+            if let Some(o) = old {
+                lo = lo.max(o.lower);
+                hi = hi.min(o.upper);
+                if mv.is_none() {
+                    mv = o.best_move;
+                }
+            }
+            (lo, hi, mv, old.and_then(|o| o.heuristic))
+        });
+    }
+
+    /// Records a depth-limited heuristic result and best move, keeping known exact bounds.
+    pub fn store_heuristic(
+        &mut self,
+        key: u64,
+        h: Heuristic,
+        best_move: Option<u8>,
+        work: u32,
+        score_range: (i32, i32),
+    ) {
+        self.update(key, work, |old| match old {
+            Some(o) => (o.lower, o.upper, best_move.or(o.best_move), Some(h)),
+            None => (score_range.0, score_range.1, best_move, Some(h)),
+        });
+    }
+
+    #[inline(always)]
+    fn update(
+        &mut self,
+        key: u64,
+        work: u32,
+        merge: impl FnOnce(Option<Entry>) -> (i32, i32, Option<u8>, Option<Heuristic>),
+    ) {
+        let gen = self.generation;
+        let idx = self.index(key);
+        let live = |d: u64| (d >> WORK_SHIFT) & 63 != 0 && ((d >> GEN_SHIFT) & 0xFF) as u8 == gen;
+        let bucket = &mut self.buckets[idx];
+        // the slot to write: the same key if present, else the cheapest (dead slots cost 0)
+        let mut target = 0;
+        let mut target_cost = u32::MAX;
+        let mut old = None;
+        for (i, s) in bucket.slots.iter().enumerate() {
+            if live(s.data) {
+                if s.key == key {
+                    target = i;
+                    old = Some(decode(s.data));
+                    break;
+                }
+                let cost = ((s.data >> WORK_SHIFT) & 63) as u32;
+                if cost < target_cost {
+                    target = i;
+                    target_cost = cost;
+                }
+            } else if target_cost > 0 {
+                target = i;
+                target_cost = 0;
+            }
+        }
+        let work = work.clamp(1, 63).max(old.map_or(0, |o| o.work));
+        let (lo, hi, mv, h) = merge(old);
+        bucket.slots[target] = Slot {
+            key,
+            data: encode(lo, hi, mv, work, gen, h),
+        };
+    }
+
+    /// Permille of the first thousand slots in use by the current generation (UCI's hashfull).
+    pub fn hashfull(&self) -> u32 {
+        let mut used = 0;
+        let mut seen = 0;
+        'outer: for b in &self.buckets {
+            for s in &b.slots {
+                if seen == 1000 {
+                    break 'outer;
+                }
+                seen += 1;
+                if self.live(s.data) {
+                    used += 1;
+                }
+            }
+        }
+        if seen == 0 {
+            0
+        } else {
+            used * 1000 / seen
+        }
+    }
+}
+
+#[inline(always)]
+fn encode(lo: i32, hi: i32, mv: Option<u8>, work: u32, gen: u8, h: Option<Heuristic>) -> u64 {
+    let mut d = ((lo + SCORE_OFFSET) as u64 & 0xFF)
+        | (((hi + SCORE_OFFSET) as u64 & 0xFF) << 8)
+        | ((mv.map_or(0, |m| m as u64 + 1) & 0xF) << 16)
+        | ((work as u64 & 63) << WORK_SHIFT)
+        | ((gen as u64) << GEN_SHIFT);
+    if let Some(h) = h {
+        let kind = match h.bound {
+            Bound::Lower => 1u64,
+            Bound::Upper => 2,
+            Bound::Exact => 3,
+        };
+        d |= ((h.value as u16 as u64) << HVAL_SHIFT)
+            | ((h.depth.min(63) as u64) << HDEPTH_SHIFT)
+            | (kind << HKIND_SHIFT);
+    }
+    d
+}
+
+#[inline(always)]
+fn decode(d: u64) -> Entry {
+    let mv = ((d >> 16) & 0xF) as u8;
+    let heuristic = match (d >> HKIND_SHIFT) & 3 {
+        0 => None,
+        k => Some(Heuristic {
+            value: ((d >> HVAL_SHIFT) & 0xFFFF) as u16 as i16,
+            depth: ((d >> HDEPTH_SHIFT) & 63) as u8,
+            bound: match k {
+                1 => Bound::Lower,
+                2 => Bound::Upper,
+                _ => Bound::Exact,
+            },
+        }),
+    };
+    Entry {
+        lower: (d & 0xFF) as i32 - SCORE_OFFSET,
+        upper: ((d >> 8) & 0xFF) as i32 - SCORE_OFFSET,
+        best_move: if mv == 0 { None } else { Some(mv - 1) },
+        work: ((d >> WORK_SHIFT) & 63) as u32,
+        heuristic,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_merge() {
+        let mut t = TransTable::new(1);
+        assert!(
+            t.probe(0).is_none(),
+            "the empty board's key 0 must not read as present"
+        );
+        t.store(0, -3, 5, Some(3), 10);
+        let e = t.probe(0).unwrap();
+        assert_eq!(
+            (e.lower, e.upper, e.best_move, e.work),
+            (-3, 5, Some(3), 10)
+        );
+        t.store(0, -5, 2, None, 4);
+        let e = t.probe(0).unwrap();
+        assert_eq!(
+            (e.lower, e.upper, e.best_move, e.work),
+            (-3, 2, Some(3), 10)
+        );
+        t.store_heuristic(
+            0,
+            Heuristic {
+                value: -1234,
+                depth: 17,
+                bound: Bound::Upper,
+            },
+            Some(6),
+            3,
+            (-21, 21),
+        );
+        let e = t.probe(0).unwrap();
+        assert_eq!((e.lower, e.upper, e.best_move), (-3, 2, Some(6)));
+        assert_eq!(
+            e.heuristic,
+            Some(Heuristic {
+                value: -1234,
+                depth: 17,
+                bound: Bound::Upper
+            })
+        );
+    }
+
+    #[test]
+    fn clear_forgets_and_wraps_safely() {
+        let mut t = TransTable::with_buckets(4);
+        t.store(42, 1, 1, None, 1);
+        t.clear();
+        assert!(t.probe(42).is_none());
+        for _ in 0..600 {
+            t.store(42, 1, 1, None, 1);
+            t.clear();
+            assert!(t.probe(42).is_none());
+        }
+    }
+
+    #[test]
+    fn replacement_keeps_expensive_entries() {
+        let mut t = TransTable::with_buckets(1);
+        t.store(1, 0, 0, None, 50);
+        for k in 2..100u64 {
+            t.store(k, 0, 0, None, 2);
+        }
+        assert!(
+            t.probe(1).is_some(),
+            "the expensive entry must survive cheap ones"
+        );
+        assert!(t.probe(99).is_some(), "the newest entry is always written");
+        assert!(t.hashfull() > 0);
+    }
+}
