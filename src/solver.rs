@@ -14,6 +14,7 @@ use crate::board::{Geometry, Position};
 use crate::ordering::{column_order, History, MoveSorter};
 use crate::tt::TransTable;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 /// Positions with fewer discs than this use the mirror-symmetric key: there, the chance that a
 /// mirror image was already searched is highest and the extra work per node pays.
@@ -46,6 +47,8 @@ pub struct Solver {
     history: History,
     nodes: u64,
     stop: Option<std::sync::Arc<AtomicBool>>,
+    deadline: Option<Instant>,
+    max_nodes: u64,
     stopped: bool,
 }
 
@@ -65,6 +68,8 @@ impl Solver {
             history: History::default(),
             nodes: 0,
             stop: None,
+            deadline: None,
+            max_nodes: u64::MAX,
             stopped: false,
         }
     }
@@ -91,6 +96,29 @@ impl Solver {
     /// Installs a stop flag, polled every 4096 nodes; a set flag makes searches return `Stopped`.
     pub fn set_stop_flag(&mut self, flag: Option<std::sync::Arc<AtomicBool>>) {
         self.stop = flag;
+    }
+
+    /// Limits the next searches: past `deadline`, or once [`Solver::nodes`] exceeds `max_nodes`,
+    /// they return `Stopped` (checked with the stop flag, every 4096 nodes).
+    pub fn set_limits(&mut self, deadline: Option<Instant>, max_nodes: Option<u64>) {
+        self.deadline = deadline;
+        self.max_nodes = max_nodes.unwrap_or(u64::MAX);
+    }
+
+    /// The 0-based column that achieves the best exact score, with that score; ties go to the
+    /// column nearest the centre. `None` for a finished game.
+    pub fn best_move<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Result<Option<(usize, i32)>, Stopped> {
+        let scores = self.analyze(p, false)?;
+        Ok(column_order::<W>()
+            .iter()
+            .filter_map(|&c| scores[c].map(|s| (c, s)))
+            .fold(None, |best: Option<(usize, i32)>, (c, s)| match best {
+                Some((_, bs)) if bs >= s => best,
+                _ => Some((c, s)),
+            }))
     }
 
     /// The exact score of `p` (strong solve).
@@ -189,11 +217,7 @@ impl Solver {
         debug_assert!(!p.can_win_next());
         self.nodes += 1;
         if self.nodes & 4095 == 0 {
-            if let Some(flag) = &self.stop {
-                if flag.load(Ordering::Relaxed) {
-                    self.stopped = true;
-                }
-            }
+            self.poll_limits();
         }
         if self.stopped {
             return 0;
@@ -335,6 +359,19 @@ impl Solver {
             self.store(key, i32::MIN, best, best_col.map(orient), work);
         }
         best
+    }
+
+    #[cold]
+    fn poll_limits(&mut self) {
+        if self
+            .stop
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.nodes >= self.max_nodes
+        {
+            self.stopped = true;
+        }
     }
 
     #[inline(always)]
