@@ -1386,9 +1386,9 @@ ENGINE_SCOPED = ("--engine", "--name", "--option", "--tc")
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="referee.py",
-        description="Play Connect Four engine-versus-engine matches (UCI-style protocol) "
-                    "with the referee as the only arbiter of rules and time; or check one "
-                    "engine's protocol compliance.",
+        description="Play Connect Four engine-versus-engine matches (UCI-style protocol)\n"
+                    "with the referee as the only arbiter of rules and time, or check one\n"
+                    "engine's protocol compliance (--compliance CMD).",
         epilog=HELP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("engines (see below: these bind to the preceding --engine)")
     g.add_argument("--engine", metavar="CMD", action="append", help="engine command (give two)")
