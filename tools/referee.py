@@ -730,6 +730,8 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
             slot.spec.ever_started = True
         except EngineFailure as e:
             slot.needs_restart = True
+            if abort is not None and abort.is_set():
+                raise Aborted() from e  # the referee itself killed the engine while stopping
             if not slot.spec.ever_started:
                 raise NeverStarted(f"engine {slot.spec.name} ('{slot.spec.cmd}') could not be started: "
                                    f"{e.kind}: {e.detail}") from e
@@ -756,6 +758,8 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
                              settings.move_timeout, abort)
         except EngineFailure as e:
             slot.needs_restart = True
+            if abort is not None and abort.is_set():
+                raise Aborted() from e  # the referee itself killed the engine while stopping
             return finish(e.kind, offender=mover, reason=f"{name} at ply {board.ply + 1}: {e.detail}")
         elapsed_ms = res.elapsed * 1000.0
         entry = {"ply": board.ply + 1, "by": mover, "move": res.move, "time_ms": round(elapsed_ms, 1),

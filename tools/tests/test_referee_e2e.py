@@ -206,7 +206,7 @@ class E2E(unittest.TestCase):
                 if os.path.exists(out) and len(read_jsonl(out)[1]) >= 2:
                     break
                 time.sleep(0.02)
-            os.killpg(proc.pid, signal.SIGKILL)  # the referee and its engines, as a crash would
+            os.killpg(proc.pid, signal.SIGKILL)  # kill the referee outright (its engines see EOF and exit)
         finally:
             proc.wait(timeout=10)
         _, before = read_jsonl(out)
