@@ -102,6 +102,9 @@ def main(argv=None) -> int:
                     help="'<moves> <score>' lines: positions found here are not solved again, new "
                          "results are appended as they come (so an interrupted run can be continued "
                          "and the threshold changed without solving again)")
+    ap.add_argument("--no-solve", action="store_true",
+                    help="do not run the solver: use only the scores in --cache (unsolved "
+                         "candidates are listed in the header and left out)")
     ap.add_argument("--out", default="-", help="output file (default stdout)")
     args = ap.parse_args(argv)
 
@@ -112,7 +115,9 @@ def main(argv=None) -> int:
     lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
     if lo > hi:
         ap.error("--plies: MIN > MAX")
-    if not (os.path.isfile(args.bin) and os.access(args.bin, os.X_OK)):
+    if args.no_solve and not args.cache:
+        ap.error("--no-solve needs --cache")
+    if not args.no_solve and not (os.path.isfile(args.bin) and os.access(args.bin, os.X_OK)):
         ap.error(f"--bin {args.bin}: not an executable (build it with cargo build --release)")
 
     columns = None
@@ -137,6 +142,10 @@ def main(argv=None) -> int:
                         results[words[0]] = (int(words[1]), "cached")
         cache = open(args.cache, "a", encoding="utf-8")
     todo = [c for c in cands if c not in results]
+    if args.no_solve:
+        for c in todo:
+            results[c] = (None, "not solved yet")
+        todo = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = [pool.submit(solve_one, args.bin, size, c, args.timeout, args.solve_arg) for c in todo]
         for i, fut in enumerate(concurrent.futures.as_completed(futs), 1):
@@ -160,7 +169,8 @@ def main(argv=None) -> int:
         f"# Made by tools/make_openings.py on {datetime.date.today().isoformat()} with '{args.bin} solve':",
         f"#   python3 tools/make_openings.py --bin {args.bin} --size {size} --plies {args.plies} "
         f"--max-abs-score {args.max_abs_score}" + (f" --columns {args.columns}" if args.columns else "")
-        + (f" --limit {args.limit}" if args.limit else "") + f" --timeout {args.timeout:g}",
+        + (f" --limit {args.limit}" if args.limit else "") + f" --timeout {args.timeout:g}"
+        + (" --cache FILE" if args.cache else "") + (" --no-solve" if args.no_solve else ""),
         f"# {len(cands)} distinct positions of {lo}-{hi} plies"
         + (f" in columns {args.columns}" if args.columns else "")
         + " (transpositions and mirror images merged),",
