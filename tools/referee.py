@@ -200,7 +200,10 @@ def _mean_var(values_counts):
 
 
 def _elo_interval(mean: float, var: float, n: float):
-    stderr = math.sqrt(var / n) if n > 0 else math.inf
+    """(elo, low, high); low/high are None when the results have no spread yet."""
+    if var <= 0.0:
+        return elo_from_score(mean), None, None
+    stderr = math.sqrt(var / n)
     lo = elo_from_score(mean - Z95 * stderr)
     hi = elo_from_score(mean + Z95 * stderr)
     return elo_from_score(mean), lo, hi
@@ -216,7 +219,7 @@ def trinomial_stats(wins: int, draws: int, losses: int) -> dict:
     _, mean, var = _mean_var([(1.0, wins), (0.5, draws), (0.0, losses)])
     elo, lo, hi = _elo_interval(mean, var, n)
     return out | {"score": mean, "elo": elo, "elo_low": lo, "elo_high": hi,
-                  "elo_error": (hi - lo) / 2.0, "los": los(wins, losses),
+                  "elo_error": (hi - lo) / 2.0 if lo is not None else None, "los": los(wins, losses),
                   "draw_ratio": draws / n}
 
 
@@ -232,7 +235,7 @@ def pentanomial_stats(penta) -> dict:
     _, mean, var = _mean_var(list(zip(PENTA_SCORES, penta)))
     elo, lo, hi = _elo_interval(mean, var, pairs)
     return {"pairs": pairs, "score": mean, "elo": elo, "elo_low": lo, "elo_high": hi,
-            "elo_error": (hi - lo) / 2.0}
+            "elo_error": (hi - lo) / 2.0 if lo is not None else None}
 
 
 SPRT_MODEL = ("logistic Elo, GSPRT normal approximation (M. Van den Bergh) "
@@ -882,6 +885,8 @@ def report(records: dict, names: dict, sprt: Sprt | None, sprt_state: dict | Non
         if st.get("elo") is None:
             return f"  Elo ({label}): n/a"
         err = st["elo_error"]
+        if err is None:
+            return f"  Elo ({label}): {fmt_elo(st['elo'])} +/- n/a (no spread in the results yet)"
         err_txt = "inf" if math.isinf(err) or math.isnan(err) else f"{err:.1f}"
         return (f"  Elo ({label}): {fmt_elo(st['elo'])} +/- {err_txt} "
                 f"(95% interval {fmt_elo(st['elo_low'])} .. {fmt_elo(st['elo_high'])})")

@@ -60,6 +60,17 @@ class EloTests(unittest.TestCase):
         self.assertAlmostEqual(st["elo_low"], 5.1438, places=3)
         self.assertAlmostEqual(st["elo_high"], 109.5254, places=3)
 
+    def test_no_spread_no_error_bars(self):
+        # one drawn pair / only wins: the variance is 0, an interval would be meaningless
+        st = referee.pentanomial_stats([0, 0, 1, 0, 0])
+        self.assertAlmostEqual(st["elo"], 0.0)
+        self.assertIsNone(st["elo_error"])
+        st = referee.trinomial_stats(3, 0, 0)
+        self.assertEqual(st["elo"], math.inf)
+        self.assertIsNone(st["elo_error"])
+        text = referee.report({0: {"score_a": 1.0, "termination": "win"}}, {"A": "a", "B": "b"}, None, None)
+        self.assertIn("n/a", text)
+
     def test_summarize_pairs(self):
         # games 0/1 are a pair, 2/3 another; game 4 has no partner yet
         recs = {0: {"score_a": 1.0, "termination": "win"}, 1: {"score_a": 0.5, "termination": "draw"},
