@@ -1592,8 +1592,11 @@ def main(argv=None) -> int:
         parser.error(f"--out {out_path} already exists; use --resume {out_path} to continue it, "
                      f"or choose another file")
 
-    match = Match(specs, settings, Schedule(openings, args.seed), args.games, sprt, args.max_games,
-                  args.concurrency, args.recover, out_path, done, header)
+    try:
+        match = Match(specs, settings, Schedule(openings, args.seed), args.games, sprt, args.max_games,
+                      args.concurrency, args.recover, out_path, done, header)
+    except OSError as e:
+        parser.error(f"cannot write results: {e}")
 
     def on_term(signum, frame):
         raise KeyboardInterrupt()
