@@ -5,7 +5,10 @@
 
 pub mod board;
 pub mod cli;
+pub mod eval;
 pub mod ordering;
 pub mod protocol;
+pub mod search;
 pub mod solver;
+pub mod time;
 pub mod tt;

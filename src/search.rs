@@ -1,0 +1,884 @@
+//! The time-limited searcher: iterative deepening with a heuristic horizon, interleaved with the
+//! exact solver so that it plays perfectly whenever it has the time.
+//!
+//! Each iteration is a depth-limited negamax (alpha-beta, principal variation search) with
+//! [`crate::eval::evaluate`] at the horizon and exact scores wherever the game ends inside it
+//! (wins found with [`Position::can_win_next`], forced losses with
+//! [`Position::non_losing_moves`]); forced moves do not use up depth. Moves are ordered by the
+//! previous iteration's best line, the table's move, two killer moves per ply, the threats a move
+//! makes and the history heuristic. After every iteration the exact [`Solver`] gets a try at the
+//! root with a node budget that grows with the work done so far and the hard deadline; once the
+//! root is solved (by the solver, or by the search proving a win or loss) the search reports it
+//! and ends, unless told to go on (`infinite`, pondering), in which case it idles until stopped.
+//!
+//! Search code never prints: each finished depth goes to a [`Reporter`]. The searcher polls its
+//! [`SearchControl`] (stop flag, hard deadline, node limit) every 1024 nodes; the solver does so
+//! every 4096.
+//!
+//! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
+//! solver's score `s` (see [`crate::solver`]) is `MATE + s` for a win and `-MATE + s` for a loss.
+//! The solver's scores depend only on the disc count of the winning move, so values need no
+//! adjustment between plies.
+
+use crate::board::{Geometry, Position};
+use crate::eval;
+use crate::ordering::{column_order, History, MoveSorter};
+use crate::solver::Solver;
+use crate::time::Deadlines;
+use crate::tt::{Bound, Heuristic, TransTable};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Proven results are beyond this value.
+pub const MATE: i32 = 10_000;
+const INF: i32 = 20_000;
+const MAX_PLY: usize = 64;
+const NO_MOVE: u8 = u8::MAX;
+/// The smallest node budget of a solver attempt.
+pub const MIN_SOLVER_BUDGET: u64 = 50_000;
+
+/// A score as the protocol reports it, from the side to move's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Heuristic (100 = a clear advantage).
+    Cp(i32),
+    /// Proven win: the side to move connects four with its N-th disc from now.
+    Win(u32),
+    /// Proven loss: the opponent connects four with its N-th disc from now (0: already has).
+    Loss(u32),
+    /// Proven draw.
+    Draw,
+}
+
+/// Whether a reported score is exact or only a bound (an interrupted iteration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreBound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+/// One scored line (`multipv` lines per report, best first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    pub score: Score,
+    pub bound: ScoreBound,
+    /// 0-based columns, starting with the root move.
+    pub pv: Vec<usize>,
+}
+
+/// What one finished depth (or a solver success) found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Iteration {
+    pub depth: u32,
+    pub seldepth: u32,
+    /// Best first; at least one line.
+    pub lines: Vec<Line>,
+    /// Search plus solver nodes since the search started.
+    pub nodes: u64,
+    pub time: Duration,
+    /// Permille of the searcher's table in use.
+    pub hashfull: u32,
+    /// True once the root's value is proven.
+    pub solved: bool,
+}
+
+/// Receives each finished depth. Implemented for closures.
+pub trait Reporter {
+    fn report(&mut self, it: &Iteration);
+}
+
+impl<F: FnMut(&Iteration)> Reporter for F {
+    fn report(&mut self, it: &Iteration) {
+        self(it)
+    }
+}
+
+/// Limits of one search besides time (time comes through [`SearchControl`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Stop after this depth (plies).
+    pub depth: Option<u32>,
+    /// Stop after about this many nodes (search plus solver); depth 1 always finishes.
+    pub nodes: Option<u64>,
+    /// Search until stopped: having finished (solved, depth or node limit), idle until `stop`.
+    pub infinite: bool,
+    /// Root moves to consider, 0-based columns; empty or none legal = all.
+    pub searchmoves: Vec<usize>,
+    /// Lines to report, 1.. (clamped to the legal moves).
+    pub multipv: usize,
+}
+
+/// Shared between the protocol loop and the searcher: stop flag, pondering state, deadlines.
+#[derive(Debug)]
+pub struct SearchControl {
+    stop: Arc<AtomicBool>,
+    pondering: AtomicBool,
+    start: Instant,
+    /// Nanoseconds from `start`; `u64::MAX` = none.
+    soft_ns: AtomicU64,
+    hard_ns: AtomicU64,
+}
+
+impl SearchControl {
+    /// A fresh control starting now; while `pondering`, `deadlines` are ignored until
+    /// [`SearchControl::ponderhit`].
+    pub fn new(deadlines: Deadlines, pondering: bool) -> Arc<SearchControl> {
+        let c = SearchControl {
+            stop: Arc::new(AtomicBool::new(false)),
+            pondering: AtomicBool::new(pondering),
+            start: Instant::now(),
+            soft_ns: AtomicU64::new(u64::MAX),
+            hard_ns: AtomicU64::new(u64::MAX),
+        };
+        if !pondering {
+            c.set_deadlines(Duration::ZERO, deadlines);
+        }
+        Arc::new(c)
+    }
+
+    fn set_deadlines(&self, offset: Duration, d: Deadlines) {
+        let ns = |x: Option<Duration>| {
+            x.map_or(u64::MAX, |x| {
+                (offset + x).as_nanos().min(u64::MAX as u128 - 1) as u64
+            })
+        };
+        self.soft_ns.store(ns(d.soft), Ordering::SeqCst);
+        self.hard_ns.store(ns(d.hard), Ordering::SeqCst);
+    }
+
+    /// Asks the search to finish as soon as possible.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The opponent played the expected move: the deadlines now count from this moment.
+    pub fn ponderhit(&self, deadlines: Deadlines) {
+        self.set_deadlines(self.start.elapsed(), deadlines);
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+
+    pub fn is_pondering(&self) -> bool {
+        self.pondering.load(Ordering::Relaxed)
+    }
+
+    /// When the search started.
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
+    fn deadline(&self, which: &AtomicU64) -> Option<Instant> {
+        match which.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            ns => Some(self.start + Duration::from_nanos(ns)),
+        }
+    }
+
+    pub fn hard_deadline(&self) -> Option<Instant> {
+        self.deadline(&self.hard_ns)
+    }
+
+    pub fn soft_deadline(&self) -> Option<Instant> {
+        self.deadline(&self.soft_ns)
+    }
+
+    fn past(&self, which: &AtomicU64) -> bool {
+        let ns = which.load(Ordering::Relaxed);
+        ns != u64::MAX && self.start.elapsed().as_nanos() >= ns as u128
+    }
+}
+
+/// What a search ends with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// 0-based column to play; `None` when the game is already over.
+    pub best: Option<usize>,
+    /// The final report (nodes and time as of the end); for a finished game a depth-0 report.
+    pub last: Iteration,
+}
+
+/// The searcher: its own table, the exact solver (with its table), history and killers.
+pub struct Searcher {
+    tt: TransTable,
+    solver: Solver,
+    history: History,
+    killers: [[u8; 2]; MAX_PLY + 1],
+    pv: Box<[[u8; MAX_PLY + 1]; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    prev_pv: Vec<u8>,
+    nodes: u64,
+    seldepth: usize,
+    stopped: bool,
+    can_stop: bool,
+    node_limit: u64,
+    control: Option<Arc<SearchControl>>,
+}
+
+/// A completed root move of one iteration: column, value, line.
+type RootMove = (usize, i32, Vec<u8>);
+
+impl Searcher {
+    /// A searcher using about `hash_mb` megabytes, split evenly between its table and the
+    /// solver's.
+    pub fn new(hash_mb: usize) -> Searcher {
+        let (a, b) = split_hash(hash_mb);
+        Searcher {
+            tt: TransTable::new(a),
+            solver: Solver::new(b),
+            history: History::default(),
+            killers: [[NO_MOVE; 2]; MAX_PLY + 1],
+            pv: Box::new([[NO_MOVE; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv_len: [0; MAX_PLY + 1],
+            prev_pv: Vec::new(),
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            can_stop: false,
+            node_limit: u64::MAX,
+            control: None,
+        }
+    }
+
+    /// Reallocates both tables (everything learnt is lost).
+    pub fn set_hash(&mut self, hash_mb: usize) {
+        // free the old tables first, so the peak is not twice the size
+        self.tt = TransTable::with_buckets(1);
+        self.solver = Solver::new(1);
+        *self = Searcher::new(hash_mb);
+    }
+
+    /// Forgets everything learnt: the next search behaves like the first after start-up.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.solver.clear();
+        self.history = History::default();
+        self.killers = [[NO_MOVE; 2]; MAX_PLY + 1];
+        self.prev_pv.clear();
+    }
+
+    /// Searches `root` until a limit, the control's stop flag or its deadlines end it.
+    pub fn search<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        limits: &SearchLimits,
+        control: &Arc<SearchControl>,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.stopped = false;
+        self.can_stop = false;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.control = Some(control.clone());
+        self.solver.set_stop_flag(Some(control.stop.clone()));
+        self.prev_pv.clear();
+        let result = self.run(root, limits, control, reporter);
+        self.control = None;
+        self.solver.set_stop_flag(None);
+        result
+    }
+
+    fn run<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        limits: &SearchLimits,
+        control: &Arc<SearchControl>,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let cells = (W * H) as u32;
+        let moves = root.moves();
+        if root.is_game_over() {
+            let score = if root.last_mover_won() {
+                Score::Loss(0)
+            } else {
+                Score::Draw
+            };
+            let last = Iteration {
+                depth: 0,
+                seldepth: 0,
+                lines: vec![Line {
+                    score,
+                    bound: ScoreBound::Exact,
+                    pv: vec![],
+                }],
+                nodes: 0,
+                time: control.start.elapsed(),
+                hashfull: self.tt.hashfull(),
+                solved: true,
+            };
+            self.idle(limits, control);
+            return SearchResult { best: None, last };
+        }
+        let legal: Vec<usize> = column_order::<W>()
+            .into_iter()
+            .filter(|&c| root.can_play(c))
+            .collect();
+        let mut order: Vec<usize> = legal
+            .iter()
+            .copied()
+            .filter(|c| limits.searchmoves.contains(c))
+            .collect();
+        if order.is_empty() {
+            order = legal;
+        }
+        let multipv = limits.multipv.clamp(1, order.len());
+        let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
+        let mut last: Option<Iteration> = None;
+        let mut search_nodes = 0u64;
+
+        for depth in 1..=max_depth {
+            self.can_stop = depth > 1;
+            let before = self.nodes;
+            let (mut done, complete) = self.root_search(root, depth as i32, &order, multipv);
+            search_nodes += self.nodes - before;
+            if !complete && done.is_empty() {
+                break;
+            }
+            // best first; a stable sort keeps the search order among equals
+            done.sort_by_key(|m| std::cmp::Reverse(m.1));
+            let full_depth = depth >= cells - moves;
+            let proven = full_depth || done[0].1.abs() > MATE;
+            let bound = if complete {
+                ScoreBound::Exact
+            } else {
+                ScoreBound::Lower
+            };
+            let lines = done
+                .iter()
+                .take(multipv)
+                .map(|(_, v, pv)| Line {
+                    score: to_score::<W, H>(*v, moves, full_depth),
+                    bound,
+                    pv: pv.iter().map(|&c| c as usize).collect(),
+                })
+                .collect();
+            self.prev_pv = done[0].2.clone();
+            // the next iteration starts with this one's ranking
+            let mut next: Vec<usize> = done.iter().map(|m| m.0).collect();
+            let rest: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|c| !next.contains(c))
+                .collect();
+            next.extend(rest);
+            order = next;
+            let it = self.iteration(depth, lines, proven && complete, control);
+            if complete {
+                reporter.report(&it);
+            }
+            last = Some(it);
+            if !complete || proven || self.should_end(control) {
+                break;
+            }
+            // give the exact solver a try, with as much work as the search has done so far
+            if let Some(lines) = self.try_solve(root, &order, multipv, search_nodes, control) {
+                let it = self.iteration(depth, lines, true, control);
+                reporter.report(&it);
+                last = Some(it);
+                break;
+            }
+            if self.should_end(control) {
+                break;
+            }
+        }
+        let mut last = last.expect("depth 1 always completes");
+        self.idle(limits, control);
+        last.nodes = self.nodes;
+        last.time = control.start.elapsed();
+        last.hashfull = self.tt.hashfull();
+        SearchResult {
+            best: last.lines[0].pv.first().copied(),
+            last,
+        }
+    }
+
+    /// Under `infinite` or while pondering, a finished search waits for `stop` (or `ponderhit`).
+    fn idle(&self, limits: &SearchLimits, control: &SearchControl) {
+        while !control.is_stopped() && (limits.infinite || control.is_pondering()) {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    fn should_end(&mut self, control: &SearchControl) -> bool {
+        self.stopped
+            || control.is_stopped()
+            || control.past(&control.soft_ns)
+            || control.past(&control.hard_ns)
+            || self.nodes >= self.node_limit
+    }
+
+    fn iteration(
+        &self,
+        depth: u32,
+        lines: Vec<Line>,
+        solved: bool,
+        control: &SearchControl,
+    ) -> Iteration {
+        Iteration {
+            depth,
+            seldepth: (self.seldepth as u32).max(depth),
+            lines,
+            nodes: self.nodes,
+            time: control.start.elapsed(),
+            hashfull: self.tt.hashfull(),
+            solved,
+        }
+    }
+
+    /// One solver attempt on the root; the lines if it finished.
+    fn try_solve<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        order: &[usize],
+        multipv: usize,
+        search_nodes: u64,
+        control: &SearchControl,
+    ) -> Option<Vec<Line>> {
+        let budget = search_nodes
+            .max(MIN_SOLVER_BUDGET)
+            .min(self.node_limit.saturating_sub(self.nodes));
+        if budget < 1000 {
+            return None;
+        }
+        self.solver.reset_nodes();
+        self.solver
+            .set_limits(control.hard_deadline(), Some(budget));
+        let scores = self.solver.analyze(root, false);
+        self.nodes += self.solver.nodes();
+        let scores = scores.ok()?;
+        let mut ranked: Vec<(usize, i32)> = order
+            .iter()
+            .filter_map(|&c| scores[c].map(|s| (c, s)))
+            .collect();
+        // ties go to the column nearer the centre
+        let centre = column_order::<W>();
+        ranked.sort_by_key(|&(c, s)| {
+            (
+                std::cmp::Reverse(s),
+                centre.iter().position(|&x| x == c).unwrap_or(W),
+            )
+        });
+        let moves = root.moves();
+        Some(
+            ranked
+                .iter()
+                .take(multipv)
+                .map(|&(c, s)| {
+                    // keep the search's line when it starts with the same move
+                    let pv = if self.prev_pv.first() == Some(&(c as u8)) {
+                        self.prev_pv.iter().map(|&m| m as usize).collect()
+                    } else {
+                        vec![c]
+                    };
+                    Line {
+                        score: solver_score::<W, H>(s, moves),
+                        bound: ScoreBound::Exact,
+                        pv,
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// One iteration at the root: the completed moves (all of them unless interrupted) with
+    /// their values and lines, and whether every move was completed.
+    fn root_search<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        depth: i32,
+        order: &[usize],
+        multipv: usize,
+    ) -> (Vec<RootMove>, bool) {
+        let cells = (W * H) as i32;
+        let moves = p.moves() as i32;
+        self.nodes += 1;
+        let mut alpha = -INF;
+        let mut done = Vec::with_capacity(order.len());
+        for (i, &col) in order.iter().enumerate() {
+            let v = if p.is_winning_move(col) {
+                self.pv_len[1] = 1;
+                MATE + (cells + 1 - moves) / 2
+            } else {
+                let mut child = *p;
+                child.play_col(col);
+                let on_pv = i == 0 && self.prev_pv.first() == Some(&(col as u8));
+                if multipv > 1 || i == 0 {
+                    -self.negamax(&child, depth - 1, 1, -INF, INF, on_pv)
+                } else {
+                    let s = -self.negamax(&child, depth - 1, 1, -alpha - 1, -alpha, false);
+                    if s > alpha && !self.stopped {
+                        -self.negamax(&child, depth - 1, 1, -INF, -alpha, false)
+                    } else {
+                        s
+                    }
+                }
+            };
+            if self.stopped {
+                return (done, false);
+            }
+            let mut line = vec![col as u8];
+            line.extend_from_slice(&self.pv[1][1..self.pv_len[1]]);
+            if v > alpha && multipv == 1 {
+                alpha = v;
+            }
+            done.push((col, v, line));
+        }
+        (done, true)
+    }
+
+    #[cold]
+    fn poll(&mut self) {
+        if !self.can_stop {
+            return;
+        }
+        if let Some(c) = &self.control {
+            if c.is_stopped() || c.past(&c.hard_ns) {
+                self.stopped = true;
+            }
+        }
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        }
+    }
+
+    /// Depth-limited negamax, fail-soft, from the side to move's view.
+    fn negamax<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        on_pv: bool,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.poll();
+        }
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let cells = (W * H) as i32;
+        let moves = p.moves() as i32;
+        if p.can_win_next() {
+            return MATE + (cells + 1 - moves) / 2;
+        }
+        let next = p.non_losing_moves();
+        if next == 0 {
+            // every move lets the opponent connect four with its next disc
+            return -MATE - (cells - moves) / 2;
+        }
+        if moves >= cells - 2 {
+            return 0;
+        }
+        // the opponent wins with its second disc from now at the earliest, we with our second
+        let lo = -MATE - (cells - 2 - moves) / 2;
+        let hi = MATE + (cells - 1 - moves) / 2;
+        alpha = alpha.max(lo);
+        beta = beta.min(hi);
+        if alpha >= beta {
+            return alpha;
+        }
+        if depth <= 0 {
+            return eval::evaluate(p);
+        }
+        let pv_node = beta - alpha > 1;
+        let key = p.key();
+        let mut tt_move = NO_MOVE;
+        if let Some(e) = self.tt.probe(key) {
+            tt_move = e.best_move.unwrap_or(NO_MOVE);
+            if let Some(h) = e.heuristic {
+                let v = h.value as i32;
+                if !pv_node && h.depth as i32 >= depth {
+                    match h.bound {
+                        Bound::Exact => return v,
+                        Bound::Lower if v >= beta => return v,
+                        Bound::Upper if v <= alpha => return v,
+                        _ => {}
+                    }
+                }
+            }
+        }
+
+        let side = (moves & 1) as usize;
+        let hint = if on_pv {
+            self.prev_pv.get(ply).copied().unwrap_or(NO_MOVE)
+        } else {
+            NO_MOVE
+        };
+        let killers = self.killers[ply];
+        let mut sorter = MoveSorter::new();
+        for &col in column_order::<W>().iter().rev() {
+            let bit = next & Geometry::<W, H>::column_mask(col);
+            if bit == 0 {
+                continue;
+            }
+            let c = col as u8;
+            let score = if c == hint {
+                1 << 30
+            } else if c == tt_move {
+                1 << 29
+            } else if c == killers[0] {
+                1 << 28
+            } else if c == killers[1] {
+                (1 << 28) - 1
+            } else {
+                let threats = Position::<W, H>::winning_cells(p.current() | bit, p.mask() | bit)
+                    .count_ones() as i32;
+                (threats << 20) + (self.history.get(side, bit).min((1 << 20) - 1) as i32)
+            };
+            sorter.add(bit, col, score);
+        }
+        // a forced move does not use up depth
+        let child_depth = if next & (next - 1) == 0 {
+            depth
+        } else {
+            depth - 1
+        };
+
+        let alpha_orig = alpha;
+        let nodes_before = self.nodes;
+        let mut best = -INF;
+        let mut best_col = NO_MOVE;
+        let mut first = true;
+        for (bit, col) in sorter {
+            let child = p.after(bit);
+            let child_pv = on_pv && col as u8 == hint;
+            let s = if first {
+                -self.negamax(&child, child_depth, ply + 1, -beta, -alpha, child_pv)
+            } else {
+                let s = -self.negamax(&child, child_depth, ply + 1, -alpha - 1, -alpha, false);
+                if s > alpha && s < beta && !self.stopped {
+                    -self.negamax(&child, child_depth, ply + 1, -beta, -alpha, false)
+                } else {
+                    s
+                }
+            };
+            first = false;
+            if self.stopped {
+                return 0;
+            }
+            if s > best {
+                best = s;
+                best_col = col as u8;
+            }
+            if s > alpha {
+                alpha = s;
+                self.pv[ply][ply] = col as u8;
+                let len = self.pv_len[ply + 1].max(ply + 1);
+                let (a, b) = self.pv.split_at_mut(ply + 1);
+                a[ply][ply + 1..len].copy_from_slice(&b[0][ply + 1..len]);
+                self.pv_len[ply] = len;
+                if s >= beta {
+                    if killers[0] != col as u8 {
+                        self.killers[ply] = [col as u8, killers[0]];
+                    }
+                    self.history
+                        .reward(side, bit, (depth * depth).max(1) as u32);
+                    self.store(key, s, depth, Bound::Lower, best_col, nodes_before);
+                    return s;
+                }
+            }
+        }
+        let bound = if best > alpha_orig {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.store(key, best, depth, bound, best_col, nodes_before);
+        best
+    }
+
+    #[inline]
+    fn store(&mut self, key: u64, value: i32, depth: i32, bound: Bound, col: u8, before: u64) {
+        let work = 64 - (self.nodes - before).leading_zeros();
+        self.tt.store_heuristic(
+            key,
+            Heuristic {
+                value: value.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+                depth: depth.clamp(0, 63) as u8,
+                bound,
+            },
+            (col != NO_MOVE).then_some(col),
+            work,
+            (-64, 64),
+        );
+    }
+}
+
+/// Splits the `Hash` megabytes between the searcher's table and the solver's.
+pub fn split_hash(hash_mb: usize) -> (usize, usize) {
+    let mb = hash_mb.max(2);
+    (mb / 2, mb - mb / 2)
+}
+
+/// The protocol score of an internal value at a position with `moves` discs; `exact` says a
+/// value of 0 is a proven draw.
+pub fn to_score<const W: usize, const H: usize>(v: i32, moves: u32, exact: bool) -> Score {
+    if v > MATE {
+        solver_score::<W, H>(v - MATE, moves)
+    } else if v < -MATE {
+        solver_score::<W, H>(v + MATE, moves)
+    } else if v == 0 && exact {
+        Score::Draw
+    } else {
+        Score::Cp(v)
+    }
+}
+
+/// The protocol score of a solver score `s` (see [`crate::solver`]) at a position with `moves`
+/// discs. A win with the disc played when `m` discs are on the board scores `(cells + 1 - m) / 2`,
+/// so the side to move's N-th disc from now (`m = moves + 2(N-1)`) gives
+/// `N = (cells + 1 - moves) / 2 - s + 1`, and the opponent's (`m = moves + 1 + 2(N-1)`)
+/// `N = (cells - moves) / 2 - |s| + 1`.
+pub fn solver_score<const W: usize, const H: usize>(s: i32, moves: u32) -> Score {
+    let cells = (W * H) as i32;
+    let moves = moves as i32;
+    if s > 0 {
+        Score::Win(((cells + 1 - moves) / 2 - s + 1).max(1) as u32)
+    } else if s < 0 {
+        Score::Loss(((cells - moves) / 2 + s + 1).max(1) as u32)
+    } else {
+        Score::Draw
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Deadlines;
+
+    type P = Position<7, 6>;
+
+    fn run(p: &P, limits: SearchLimits) -> (SearchResult, Vec<Iteration>) {
+        let mut s = Searcher::new(8);
+        let control = SearchControl::new(Deadlines::default(), false);
+        let mut its = Vec::new();
+        let r = s.search(p, &limits, &control, &mut |it: &Iteration| {
+            its.push(it.clone())
+        });
+        (r, its)
+    }
+
+    fn depth(d: u32) -> SearchLimits {
+        SearchLimits {
+            depth: Some(d),
+            multipv: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn mate_numbers() {
+        assert_eq!(solver_score::<7, 6>(18, 6), Score::Win(1));
+        // x to move wins at once in column 4
+        let (r, _) = run(&P::from_moves("414141").unwrap(), depth(3));
+        assert_eq!(r.best, Some(3));
+        assert_eq!(r.last.lines[0].score, Score::Win(1));
+        // o threatens column 1: x must block
+        let (r, _) = run(&P::from_moves("414151").unwrap(), depth(2));
+        assert_eq!(r.best, Some(0));
+    }
+
+    #[test]
+    fn finds_forced_loss_and_win_in_two() {
+        // x: 3,4 on the bottom, o: 1,1; x plays 5 and threatens both 2 and 6
+        let (r, its) = run(&P::from_moves("3141").unwrap(), depth(5));
+        assert_eq!(r.last.lines[0].score, Score::Win(2), "{its:?}");
+        assert_eq!(r.best, Some(4));
+        let (r, its) = run(&P::from_moves("31415").unwrap(), depth(5));
+        assert_eq!(r.last.lines[0].score, Score::Loss(1), "{its:?}");
+    }
+
+    #[test]
+    fn game_over_has_no_move() {
+        let p = P::from_moves("4141414").unwrap();
+        let (r, its) = run(&p, depth(3));
+        assert_eq!(r.best, None);
+        assert!(its.is_empty());
+        assert_eq!(r.last.lines[0].score, Score::Loss(0));
+    }
+
+    #[test]
+    fn reproducible_nodes() {
+        let p = P::from_moves("4453").unwrap();
+        let a = run(&p, depth(8)).0.last.nodes;
+        let b = run(&p, depth(8)).0.last.nodes;
+        assert_eq!(a, b);
+        assert!(a > 0);
+    }
+
+    #[test]
+    fn solves_endgames_exactly() {
+        // Pons Test_L3_R1's first line: score 0? use the solver as the reference
+        let moves = "2252576253462244111563365343671351441";
+        let p = P::from_moves(moves).unwrap();
+        let mut solver = Solver::new(8);
+        let exact = solver.solve(&p).unwrap();
+        let (r, its) = run(
+            &p,
+            SearchLimits {
+                multipv: 1,
+                ..Default::default()
+            },
+        );
+        assert!(its.last().unwrap().solved);
+        assert_eq!(
+            r.last.lines[0].score,
+            solver_score::<7, 6>(exact, p.moves()),
+            "{its:?}"
+        );
+        let scores = solver.analyze(&p, false).unwrap();
+        assert_eq!(scores[r.best.unwrap()], Some(exact));
+    }
+
+    #[test]
+    fn multipv_and_searchmoves() {
+        let p = P::from_moves("44").unwrap();
+        let (r, _) = run(
+            &p,
+            SearchLimits {
+                depth: Some(4),
+                multipv: 3,
+                ..Default::default()
+            },
+        );
+        assert_eq!(r.last.lines.len(), 3);
+        let (r, _) = run(
+            &p,
+            SearchLimits {
+                depth: Some(4),
+                multipv: 1,
+                searchmoves: vec![0],
+                ..Default::default()
+            },
+        );
+        assert_eq!(r.best, Some(0));
+    }
+
+    #[test]
+    fn stops_on_flag() {
+        let mut s = Searcher::new(8);
+        let control = SearchControl::new(Deadlines::default(), false);
+        let c2 = control.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            c2.stop();
+        });
+        let limits = SearchLimits {
+            infinite: true,
+            multipv: 1,
+            ..Default::default()
+        };
+        let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {});
+        t.join().unwrap();
+        assert!(r.best.is_some());
+    }
+}
