@@ -51,10 +51,10 @@ enum Cmd {
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
-        None => {
-            eprintln!("the protocol loop is not built yet");
-            Ok(ExitCode::SUCCESS)
-        }
+        None => Ok(ExitCode::from(vier::protocol::engine::run(
+            io::stdin(),
+            io::stdout(),
+        ))),
         Some(Cmd::Solve {
             weak,
             all,

@@ -36,7 +36,7 @@ const INF: i32 = 20_000;
 const MAX_PLY: usize = 64;
 const NO_MOVE: u8 = u8::MAX;
 /// The smallest node budget of a solver attempt.
-pub const MIN_SOLVER_BUDGET: u64 = 50_000;
+pub const MIN_SOLVER_BUDGET: u64 = 10_000;
 
 /// A score as the protocol reports it, from the side to move's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,1 +1,2 @@
 pub mod parse;
+pub mod engine;
