@@ -51,6 +51,15 @@ impl<const W: usize, const H: usize> Geometry<W, H> {
     };
     /// Every playable cell.
     pub const BOARD: u64 = Self::BOTTOM * ((1u64 << H) - 1);
+    /// The cells of rows 1, 3, 5, ... counted from the bottom (1-based).
+    pub const ODD_ROWS: u64 = Self::BOTTOM * (0x5555_5555_5555_5555u64 & ((1u64 << H) - 1));
+    /// The rows whose 0-based index has the parity of `H`: when every column has an even number
+    /// of empty cells, these are the empty cells the side to move plays into first.
+    pub const MOVER_ROWS: u64 = if H % 2 == 0 {
+        Self::ODD_ROWS
+    } else {
+        Self::BOARD ^ Self::ODD_ROWS
+    };
     const VALID: () = assert!(W >= 4 && H >= 4 && W <= 9 && H <= 9 && W * (H + 1) <= 64);
 
     #[inline(always)]
@@ -583,7 +592,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
         Ok(Position::from_raw(current, mask))
     }
 
-    /// The board string, e.g. `7/7/7/7/3o3/2oxx3 x`.
+    /// The board string, e.g. `7/7/7/7/3o3/2oxx2 x` (after `4453`).
     pub fn to_board_string(&self) -> String {
         self.rows_string('x', 'o') + " " + &self.side_to_move().symbol().to_string()
     }

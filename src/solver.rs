@@ -242,7 +242,17 @@ impl Solver {
             }
         }
         // we cannot win with this disc (precondition), so at best with the next
-        let max = (cells - 1 - moves) / 2;
+        let mut max = (cells - 1 - moves) / 2;
+        // Claimeven (Allis): when every column has an even number of empty cells, the opponent
+        // can answer each move in the same column, so we only ever get the cells of our row
+        // parity. If those and our discs hold no four, we cannot win.
+        if max > 0 && p.possible() & !Geometry::<W, H>::MOVER_ROWS == 0 {
+            let ours =
+                p.current() | (Geometry::<W, H>::BOARD & !p.mask() & Geometry::<W, H>::MOVER_ROWS);
+            if !Position::<W, H>::has_four(ours) {
+                max = 0;
+            }
+        }
         if beta > max {
             beta = max;
             if alpha >= beta {
@@ -308,9 +318,9 @@ impl Solver {
             let score = if Some(col) == tt_move {
                 i32::MAX
             } else {
-                let threats = Position::<W, H>::winning_cells(p.current() | bit, p.mask() | bit)
-                    .count_ones() as i32;
-                (threats << 20) + (self.history.get(side, bit).min((1 << 20) - 1) as i32)
+                let cells = Position::<W, H>::winning_cells(p.current() | bit, p.mask() | bit);
+                let threats = cells.count_ones();
+                (threats as i32) << 20
             };
             sorter.add(bit, col, score);
         }

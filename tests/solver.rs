@@ -1,0 +1,227 @@
+//! The exact solver against independent truth: a plain minimax written here, the public data
+//! sets of ../shared/data, and the published results on other board sizes.
+
+mod common;
+
+use vier::board::{Position, Size};
+use vier::solver::{terminal_score, wdl, Solver};
+use vier::with_size;
+
+/// Plain minimax over the whole game tree: no pruning, no table, no move ordering.
+/// Scores in the solver's convention.
+fn minimax<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
+    if let Some(s) = terminal_score(p) {
+        return s;
+    }
+    let mut best = i32::MIN;
+    for c in 0..W {
+        if p.can_play(c) {
+            let mut q = *p;
+            q.play_col(c);
+            best = best.max(-minimax(&q));
+        }
+    }
+    best
+}
+
+/// A deterministic pseudo-random sequence (xorshift), so the sample is the same every run.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn random_positions<const W: usize, const H: usize>(
+    count: usize,
+    min_discs: u32,
+    seed: u64,
+) -> Vec<Position<W, H>> {
+    let mut rng = Rng(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut p = Position::<W, H>::new();
+        let target = min_discs + (rng.next() % (W * H) as u64) as u32 % (W * H) as u32;
+        while p.moves() < target.min((W * H) as u32) && !p.is_game_over() {
+            let c = (rng.next() % W as u64) as usize;
+            if p.can_play(c) {
+                p.play_col(c);
+            }
+        }
+        if p.moves() >= min_discs {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn check_against_minimax<const W: usize, const H: usize>(count: usize, min_discs: u32, seed: u64) {
+    let mut solver = Solver::new(1);
+    for p in random_positions::<W, H>(count, min_discs, seed) {
+        let truth = minimax(&p);
+        assert_eq!(solver.solve(&p).unwrap(), truth, "strong {p:?}");
+        assert_eq!(solver.solve_weak(&p).unwrap(), wdl(truth), "weak {p:?}");
+        // every column's score is the negated score of the child
+        let cols = solver.analyze(&p, false).unwrap();
+        for (c, s) in cols.iter().enumerate() {
+            let expected = (p.can_play(c) && !p.is_game_over()).then(|| {
+                let mut q = p;
+                q.play_col(c);
+                -minimax(&q)
+            });
+            assert_eq!(*s, expected, "column {} of {p:?}", c + 1);
+        }
+    }
+}
+
+#[test]
+fn matches_plain_minimax_on_4x4() {
+    check_against_minimax::<4, 4>(300, 4, 0x9E37_79B9_7F4A_7C15);
+}
+
+#[test]
+fn matches_plain_minimax_on_5x4() {
+    check_against_minimax::<5, 4>(150, 10, 0xD1B5_4A32_D192_ED03);
+}
+
+#[test]
+fn small_tables_stay_correct() {
+    // a table of a single bucket forces constant replacement: results must not change
+    let mut solver = Solver::with_table(vier::tt::TransTable::with_buckets(1));
+    for p in random_positions::<4, 4>(100, 3, 7) {
+        assert_eq!(solver.solve(&p).unwrap(), minimax(&p), "{p:?}");
+    }
+}
+
+fn check_set(name: &str, take: usize, weak: bool) {
+    let set = common::pons_set(name);
+    assert!(
+        set.len() >= take.min(1000),
+        "{name} has {} lines",
+        set.len()
+    );
+    let mut solver = Solver::new(32);
+    for (moves, score) in set.into_iter().take(take) {
+        let p = Position::<7, 6>::from_moves(&moves).unwrap();
+        solver.clear();
+        if weak {
+            assert_eq!(solver.solve_weak(&p).unwrap(), wdl(score), "weak {moves}");
+        } else {
+            assert_eq!(solver.solve(&p).unwrap(), score, "strong {moves}");
+        }
+    }
+}
+
+#[test]
+fn pons_end_easy_all() {
+    check_set("Test_L3_R1", 1000, false);
+    check_set("Test_L3_R1", 1000, true);
+}
+
+#[test]
+fn pons_middle_easy_all() {
+    check_set("Test_L2_R1", 1000, false);
+    check_set("Test_L2_R1", 1000, true);
+}
+
+#[test]
+fn pons_middle_medium_sample() {
+    check_set("Test_L2_R2", 100, false);
+    check_set("Test_L2_R2", 100, true);
+}
+
+#[test]
+fn pons_begin_easy_sample() {
+    check_set("Test_L1_R1", 100, false);
+    check_set("Test_L1_R1", 100, true);
+}
+
+#[test]
+fn pons_begin_medium_sample() {
+    check_set("Test_L1_R2", 100, false);
+    check_set("Test_L1_R2", 100, true);
+}
+
+/// All 5000 positions, strong and weak: `cargo test --release --test solver -- --ignored full_sets`
+#[test]
+#[ignore = "minutes: run with -- --ignored"]
+fn full_sets() {
+    for name in [
+        "Test_L3_R1",
+        "Test_L2_R1",
+        "Test_L2_R2",
+        "Test_L1_R1",
+        "Test_L1_R2",
+    ] {
+        check_set(name, 1000, false);
+        check_set(name, 1000, true);
+    }
+}
+
+/// The first player wins the empty 7x6 board with its 21st disc (+1); the first moves score
+/// -2 -1 0 1 0 -1 -2 from the first player's view (../shared/data/README.md).
+#[test]
+#[ignore = "minutes: run with -- --ignored"]
+fn empty_board_7x6() {
+    let mut solver = Solver::new(2048);
+    let p = Position::<7, 6>::new();
+    assert_eq!(solver.solve(&p).unwrap(), 1);
+    let cols: Vec<i32> = solver
+        .analyze(&p, false)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.unwrap())
+        .collect();
+    assert_eq!(cols, vec![-2, -1, 0, 1, 0, -1, -2]);
+}
+
+/// A row of ../shared/data/sizes.md: width, height, result, move the game ends on.
+fn sizes_table() -> Vec<(Size, String, u32)> {
+    common::read_data("sizes.md")
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('|').map(str::trim).collect();
+            if f.len() < 4 {
+                return None;
+            }
+            let size: Size = f[1].replace(' ', "").parse().ok()?;
+            Some((size, f[2].to_string(), f[3].parse().ok()?))
+        })
+        .collect()
+}
+
+/// Who wins with perfect play and on which move the game ends, from the exact score.
+fn outcome<const W: usize, const H: usize>(score: i32) -> (&'static str, u32) {
+    let half = (W * H) as i32 / 2;
+    match score.signum() {
+        0 => ("draw", (W * H) as u32),
+        // the first player wins with its k-th disc: move 2k - 1
+        1 => ("1st", (2 * (half + 1 - score) - 1) as u32),
+        // the second player wins with its k-th disc: move 2k
+        _ => ("2nd", (2 * (half + 1 + score)) as u32),
+    }
+}
+
+#[test]
+fn board_sizes_match_published_results() {
+    let table = sizes_table();
+    assert!(table.len() >= 20, "sizes.md parsed to {} rows", table.len());
+    // the sizes this solver proves within seconds
+    let fast = ["4x4", "5x4", "6x4", "4x5", "5x5", "4x6", "7x4", "4x7"];
+    let mut checked = 0;
+    for (size, result, ends) in &table {
+        if !fast.contains(&size.to_string().as_str()) {
+            continue;
+        }
+        let got = with_size!(*size, {
+            let mut solver = Solver::new(64);
+            outcome::<W, H>(solver.solve(&Position::<W, H>::new()).unwrap())
+        });
+        assert_eq!(got, (result.as_str(), *ends), "{size}");
+        checked += 1;
+    }
+    assert_eq!(checked, fast.len(), "every fast size is in sizes.md");
+}
