@@ -1,0 +1,562 @@
+//! End-to-end tests of the protocol through pipes to the real binary.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        Engine::start_with_env(&[])
+    }
+
+    fn start_with_env(env: &[(&str, &str)]) -> Engine {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vier"));
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start vier");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(l).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Engine {
+            child,
+            stdin,
+            lines: rx,
+        }
+    }
+
+    fn send(&mut self, s: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(s.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn next_line(&self, deadline: Instant) -> Option<String> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(l) => Some(l),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Lines up to and including the first one satisfying `pred`; panics on timeout.
+    fn until(&self, pred: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut got = Vec::new();
+        loop {
+            match self.next_line(deadline) {
+                Some(l) => {
+                    let done = pred(&l);
+                    got.push(l);
+                    if done {
+                        return got;
+                    }
+                }
+                None => panic!("timed out; got so far: {got:#?}"),
+            }
+        }
+    }
+
+    fn until_prefix(&self, prefix: &str) -> Vec<String> {
+        self.until(|l| l.starts_with(prefix))
+    }
+
+    /// `isready` round trip: everything printed before `readyok`.
+    fn sync(&mut self) -> Vec<String> {
+        self.send("isready");
+        let mut v = self.until(|l| l == "readyok");
+        v.pop();
+        v
+    }
+
+    fn search(&mut self, position: &str, go: &str) -> Vec<String> {
+        self.send(position);
+        self.send(go);
+        self.until_prefix("bestmove")
+    }
+
+    fn close_and_wait(mut self) -> (Vec<String>, Option<i32>) {
+        self.stdin = None;
+        let deadline = Instant::now() + TIMEOUT;
+        let mut rest = Vec::new();
+        while let Some(l) = self.next_line(deadline) {
+            rest.push(l);
+        }
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("engine did not exit; output {rest:#?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        (rest, status)
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn bestmove(lines: &[String]) -> &str {
+    lines
+        .last()
+        .and_then(|l| l.strip_prefix("bestmove "))
+        .unwrap_or_else(|| panic!("no bestmove at the end of {lines:#?}"))
+}
+
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut it = line.split_whitespace();
+    while let Some(t) = it.next() {
+        if t == key {
+            return it.next();
+        }
+    }
+    None
+}
+
+fn last_info(lines: &[String]) -> &str {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap_or_else(|| panic!("no info in {lines:#?}"))
+}
+
+#[test]
+fn handshake() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until(|l| l == "uciok");
+    assert!(lines[0].starts_with("id name vier "), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("id author")));
+    for opt in [
+        "Hash",
+        "Clear Hash",
+        "MoveOverhead",
+        "MultiPV",
+        "UCI_ShowWDL",
+        "Width",
+        "Height",
+        "UCI_Variant",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {opt} type"))),
+            "{opt} missing: {lines:?}"
+        );
+    }
+    assert!(e.sync().is_empty());
+    e.send("ugi");
+    e.until(|l| l == "ugiok");
+    e.send("quit");
+    let (_, status) = e.close_and_wait();
+    assert_eq!(status, Some(0));
+}
+
+#[test]
+fn isready_mid_search_and_stop_gives_one_bestmove() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(200));
+    let before = e.sync();
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "{before:?}"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    e.send("stop");
+    let lines = e.until_prefix("bestmove");
+    assert!(t.elapsed() < Duration::from_secs(2));
+    assert!(
+        lines[lines.len() - 2].starts_with("info depth"),
+        "{lines:?}"
+    );
+    let after = e.sync();
+    assert!(
+        !after.iter().any(|l| l.starts_with("bestmove")),
+        "{after:?}"
+    );
+    // stop when idle is ignored
+    e.send("stop");
+    assert!(e.sync().is_empty());
+}
+
+#[test]
+fn thousand_go_stop_cycles() {
+    let mut e = Engine::start();
+    e.send("position startpos moves 4453");
+    let gos = [
+        "go infinite",
+        "go depth 30",
+        "go movetime 1000",
+        "go nodes 100000000",
+    ];
+    let mut batch = String::new();
+    for i in 0..1000 {
+        batch += gos[i % gos.len()];
+        batch += "\nstop\n";
+    }
+    e.stdin
+        .as_mut()
+        .unwrap()
+        .write_all(batch.as_bytes())
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let mut count = 0;
+    while count < 1000 {
+        let l = e
+            .next_line(deadline)
+            .unwrap_or_else(|| panic!("deadlock? {count} bestmoves"));
+        if l.starts_with("bestmove") {
+            assert_ne!(l, "bestmove (none)");
+            count += 1;
+        }
+    }
+    let rest = e.sync();
+    assert!(!rest.iter().any(|l| l.starts_with("bestmove")), "{rest:?}");
+}
+
+#[test]
+fn movetime_is_answered() {
+    let mut e = Engine::start();
+    let t = Instant::now();
+    let lines = e.search("position startpos moves 44", "go movetime 100");
+    assert!(t.elapsed() < Duration::from_secs(5));
+    let mv = bestmove(&lines);
+    assert!(["1", "2", "3", "4", "5", "6", "7"].contains(&mv), "{mv}");
+    // a clock, from both sides' view
+    let lines = e.search(
+        "position startpos moves 4",
+        "go wtime 1000 btime 1000 winc 10 binc 10",
+    );
+    bestmove(&lines);
+    let lines = e.search("position startpos", "go wtime -5 btime -5");
+    bestmove(&lines);
+}
+
+#[test]
+fn mate_scores() {
+    let mut e = Engine::start();
+    // x plays 5 and threatens both 2 and 6: a win with its second disc
+    let lines = e.search("position startpos moves 3141", "go depth 6");
+    assert_eq!(bestmove(&lines), "5");
+    assert_eq!(field(last_info(&lines), "mate"), Some("2"), "{lines:?}");
+    let lines = e.search("position startpos moves 31415", "go depth 6");
+    assert_eq!(field(last_info(&lines), "mate"), Some("-1"), "{lines:?}");
+    // a solved endgame: Pons' Test_L3_R1 says 1 for the side to move (x, 34 discs), i.e. a
+    // win with the solver's score 1 = the last possible disc: 22 - 1 = 21st disc of x, x has 17
+    let lines = e.search(
+        "position startpos moves 7422341735647741166133573473242566",
+        "go",
+    );
+    assert_eq!(field(last_info(&lines), "mate"), Some("4"), "{lines:?}");
+}
+
+#[test]
+fn finished_game_has_no_bestmove() {
+    let mut e = Engine::start();
+    let lines = e.search("position startpos moves 4141414", "go depth 5");
+    assert_eq!(bestmove(&lines), "(none)");
+    // under infinite the answer waits for stop
+    e.send("go infinite");
+    assert!(e.sync().is_empty());
+    e.send("stop");
+    let lines = e.until_prefix("bestmove");
+    assert_eq!(bestmove(&lines), "(none)");
+    // a full board is a draw
+    let full = "position fen oxoxoxo/oxoxoxo/xoxoxox/xoxoxox/oxoxoxo/xoxoxox x";
+    let lines = e.search(full, "go depth 1");
+    assert_eq!(bestmove(&lines), "(none)");
+    assert!(last_info(&lines).contains("score cp 0"), "{lines:?}");
+}
+
+#[test]
+fn bad_input_keeps_the_position() {
+    let mut e = Engine::start();
+    e.send("position startpos moves 44");
+    for bad in [
+        "position startpos moves 4444444",
+        "position startpos moves 8",
+        "position startpos moves 0",
+        "position startpos moves 4a",
+        "position startpos moves 4 1 4 1 4 1 4 1",
+        "position fen 7/7 x",
+        "position fen 8/7/7/7/7/7 x",
+        "position fen 7/7/7/7/7/x6 x",
+        "position fen 7/7/7/7/x6/7 o",
+        "position startpos moves P@d2",
+        "position",
+        "go movetime -x",
+        "go depth",
+        "setoption name Hash value 0",
+        "setoption name Width value 99",
+        "setoption name UCI_Variant value chess",
+        "setoption name NoSuchOption value 1",
+    ] {
+        e.send(bad);
+        let out = e.sync();
+        assert!(
+            out.len() == 1 && out[0].starts_with("info string error: "),
+            "{bad}: {out:?}"
+        );
+    }
+    // a line over 1 MiB
+    let long = "x".repeat((1 << 20) + 100);
+    e.send(&long);
+    let out = e.sync();
+    assert!(out[0].contains("discarded"), "{out:?}");
+    // binary junk and odd whitespace
+    e.send("\u{0}\u{7f}\t  \u{fffd} go \t nodes");
+    e.sync();
+    e.send("d");
+    let out = e.sync();
+    assert!(out.contains(&"moves 44".to_string()), "{out:?}");
+    // still plays
+    let lines = e.search("position startpos moves 4", "go depth 3");
+    bestmove(&lines);
+}
+
+#[test]
+fn cutechess_round_trip() {
+    let mut e = Engine::start();
+    e.send("setoption name UCI_Variant value cfour");
+    let fen = "7/7/7/7/7/7[PPPPPPPPPPPPPPPPPPPPPppppppppppppppppppppp] w - - 0 1";
+    let mut moves: Vec<String> = Vec::new();
+    // play a few moves against itself, feeding its drops back
+    for _ in 0..6 {
+        let pos = if moves.is_empty() {
+            format!("position fen {fen}")
+        } else {
+            format!("position fen {fen} moves {}", moves.join(" "))
+        };
+        let lines = e.search(&pos, "go depth 4");
+        let mv = bestmove(&lines).to_string();
+        assert!(mv.starts_with("P@"), "{mv}");
+        let pv = field(last_info(&lines), "pv").unwrap();
+        assert!(pv.starts_with("P@"), "{lines:?}");
+        moves.push(mv);
+    }
+    e.send("d");
+    let out = e.sync();
+    let fen_line = out.iter().find(|l| l.starts_with("fen ")).unwrap();
+    // the printed FEN reads back as the same board
+    e.send(&format!("position {fen_line}"));
+    e.send("d");
+    let again = e.sync();
+    assert_eq!(out, again);
+    // digits are still accepted in cfour mode
+    e.send("position startpos moves 44");
+    e.send("d");
+    assert!(e.sync().contains(&"moves 44".to_string()));
+}
+
+#[test]
+fn depth_search_node_counts_repeat() {
+    let mut e = Engine::start();
+    let mut nodes = Vec::new();
+    for _ in 0..2 {
+        e.send("ucinewgame");
+        let lines = e.search("position startpos moves 4453", "go depth 10");
+        nodes.push(field(last_info(&lines), "nodes").unwrap().to_string());
+    }
+    assert_eq!(nodes[0], nodes[1]);
+}
+
+#[test]
+fn options_wait_for_the_search() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.send("setoption name Width value 5");
+    e.send("d");
+    let out = e.sync();
+    assert!(out.iter().any(|l| l == "board 7/7/7/7/7/7 x"), "{out:?}");
+    e.send("stop");
+    e.until_prefix("bestmove");
+    e.send("d");
+    let out = e.sync();
+    assert!(out.iter().any(|l| l == "board 5/5/5/5/5/5 x"), "{out:?}");
+}
+
+#[test]
+fn go_during_search_answers_both() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.send("go depth 3");
+    let first = e.until_prefix("bestmove");
+    let second = e.until_prefix("bestmove");
+    bestmove(&first);
+    bestmove(&second);
+}
+
+#[test]
+fn end_of_input_finishes_the_search() {
+    let mut e = Engine::start();
+    e.send("position startpos moves 44");
+    e.send("go depth 6");
+    let (rest, status) = e.close_and_wait();
+    assert_eq!(status, Some(0));
+    assert!(
+        rest.last().is_some_and(|l| l.starts_with("bestmove")),
+        "{rest:?}"
+    );
+    // infinite is stopped at the end of input
+    let mut e = Engine::start();
+    e.send("go infinite");
+    let (rest, status) = e.close_and_wait();
+    assert_eq!(status, Some(0));
+    assert_eq!(rest.iter().filter(|l| l.starts_with("bestmove")).count(), 1);
+}
+
+#[test]
+fn searcher_panic_exits_nonzero() {
+    let mut e = Engine::start_with_env(&[("VIER_TEST_SEARCHER_PANIC", "1")]);
+    e.send("go depth 2");
+    let (rest, status) = e.close_and_wait();
+    assert_eq!(status, Some(101), "{rest:?}");
+    assert!(rest.iter().any(|l| l.contains("panicked")), "{rest:?}");
+}
+
+// ---- protocol.md's examples ----
+
+/// Matches `line` against a pattern where `{int}` is an integer and `{any}` any text.
+fn matches(pattern: &str, line: &str) -> bool {
+    if let Some(rest) = pattern.strip_prefix("{any}") {
+        return (0..=line.len())
+            .filter(|&i| line.is_char_boundary(i))
+            .any(|i| matches(rest, &line[i..]));
+    }
+    if let Some(rest) = pattern.strip_prefix("{int}") {
+        let digits = line.strip_prefix('-').unwrap_or(line);
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        let sign = line.len() - digits.len();
+        return (1..=n).any(|k| matches(rest, &line[sign + k..]));
+    }
+    match (pattern.chars().next(), line.chars().next()) {
+        (None, None) => true,
+        (Some(p), Some(l)) if p == l => matches(&pattern[p.len_utf8()..], &line[l.len_utf8()..]),
+        _ => false,
+    }
+}
+
+#[test]
+fn matcher() {
+    assert!(matches("a {int} b", "a -12 b"));
+    assert!(!matches("a {int} b", "a x b"));
+    assert!(matches("x {any}", "x "));
+    assert!(matches("{any} y {int}", "a y b y 3"));
+}
+
+/// Runs one `session` block: `>` lines are sent, `<` lines expected in order; `< ...` skips
+/// output until the rest of the run of expected lines matches.
+fn replay(block: &[&str]) {
+    let mut e = Engine::start();
+    let mut i = 0;
+    while i < block.len() {
+        let line = block[i];
+        if let Some(cmd) = line.strip_prefix("> ") {
+            e.send(cmd);
+            i += 1;
+            continue;
+        }
+        // a run of expected lines
+        let start = i;
+        while i < block.len() && block[i].starts_with('<') {
+            i += 1;
+        }
+        let run: Vec<&str> = block[start..i]
+            .iter()
+            .map(|l| l.strip_prefix("< ").unwrap_or(l.trim_start_matches('<')))
+            .collect();
+        let deadline = Instant::now() + TIMEOUT;
+        let mut k = 0;
+        let mut anchor: Option<usize> = None; // index after the last `...`
+        let mut seen = Vec::new();
+        while k < run.len() {
+            if run[k] == "..." {
+                assert!(
+                    k + 1 < run.len(),
+                    "`< ...` must be followed by an expected line"
+                );
+                k += 1;
+                anchor = Some(k);
+                continue;
+            }
+            let l = e
+                .next_line(deadline)
+                .unwrap_or_else(|| panic!("timed out waiting for {:?}; got {seen:#?}", run[k]));
+            seen.push(l.clone());
+            if matches(run[k], &l) {
+                k += 1;
+            } else if let Some(a) = anchor {
+                // start again after the `...`, with this line as the first candidate
+                k = a;
+                if matches(run[k], &l) {
+                    k += 1;
+                }
+            } else {
+                panic!("expected {:?}, got {l:?}; block {block:#?}", run[k]);
+            }
+        }
+    }
+    e.send("quit");
+}
+
+#[test]
+fn protocol_md_examples() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol.md"))
+        .expect("protocol.md");
+    let mut blocks = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in text.lines() {
+        match &mut current {
+            None if line.trim() == "```session" => current = Some(Vec::new()),
+            Some(b) if line.trim() == "```" => {
+                blocks.push(std::mem::take(b));
+                current = None;
+            }
+            Some(b) => b.push(line),
+            None => {}
+        }
+    }
+    assert!(blocks.len() >= 5, "found {} session blocks", blocks.len());
+    for b in &blocks {
+        replay(b);
+    }
+}
