@@ -1,0 +1,116 @@
+//! The subcommands as people run them: through the real binary's stdin, stdout, stderr and
+//! exit status.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn vier(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the vier binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn solve_prints_score_nodes_time_and_a_summary() {
+    // first lines of Test_L3_R1 and Test_L2_R1, with their published scores
+    let out = vier(
+        &["solve"],
+        "2252576253462244111563365343671351441 -1\n5554224333234511764415115 4\n",
+    );
+    assert!(out.status.success());
+    let l = lines(&out);
+    assert_eq!(l.len(), 2);
+    let f: Vec<&str> = l[0].split_whitespace().collect();
+    assert_eq!(f.len(), 4, "{}", l[0]);
+    assert_eq!(f[0], "2252576253462244111563365343671351441");
+    assert_eq!(f[1], "-1");
+    assert!(f[2].parse::<u64>().unwrap() > 0);
+    f[3].parse::<u64>().unwrap();
+    assert!(l[1].starts_with("5554224333234511764415115 4 "));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("positions 2, mismatches 0, errors 0"), "{err}");
+    assert!(err.contains("mean time") && err.contains("mean nodes") && err.contains("nodes/s"));
+}
+
+#[test]
+fn mismatch_is_flagged_and_fails_the_run() {
+    let out = vier(&["solve"], "2252576253462244111563365343671351441 3\n");
+    assert_eq!(out.status.code(), Some(1));
+    let l = lines(&out);
+    assert!(l[0].contains("MISMATCH expected 3"), "{}", l[0]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mismatches 1"));
+}
+
+#[test]
+fn bad_lines_are_reported_by_number_and_the_run_goes_on() {
+    let out = vier(&["solve"], "4444444\n44x\n\n6146 18\n9\n");
+    assert!(out.status.success(), "errors are not mismatches");
+    let l = lines(&out);
+    assert_eq!(l.len(), 4, "{l:?}");
+    assert!(
+        l[0].starts_with("error: line 1:") && l[0].contains("full"),
+        "{}",
+        l[0]
+    );
+    assert!(
+        l[1].starts_with("error: line 2:") && l[1].contains("'x'"),
+        "{}",
+        l[1]
+    );
+    assert!(l[2].starts_with("6146 18 "), "{}", l[2]);
+    assert!(
+        l[3].starts_with("error: line 5:") && l[3].contains("out of range"),
+        "{}",
+        l[3]
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("errors 3"));
+}
+
+#[test]
+fn all_columns_and_weak_mode() {
+    // on 4x4 every first move draws (sizes.md: 4x4 is a draw)
+    let out = vier(&["solve", "--all", "--size", "4x4"], "-\n");
+    assert!(out.status.success());
+    let l = lines(&out);
+    let f: Vec<&str> = l[0].split_whitespace().collect();
+    assert_eq!(&f[..5], &["-", "0", "0", "0", "0"], "{}", l[0]);
+    // a full column prints '-'; the published score of 6146 is 18: weak says 1
+    let out = vier(&["solve", "--all"], "444444\n");
+    let f: Vec<String> = lines(&out)[0]
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert_eq!(f[4], "-", "column 4 is full: {f:?}");
+    let out = vier(&["solve", "--weak"], "6146 18\n");
+    assert!(out.status.success());
+    assert!(lines(&out)[0].starts_with("6146 1 "));
+}
+
+#[test]
+fn bench_signature_is_deterministic() {
+    let a = vier(&["bench"], "");
+    let b = vier(&["bench"], "");
+    let last = |o: &Output| lines(o).last().cloned().unwrap();
+    let n = |s: String| s.split_whitespace().next().unwrap().parse::<u64>().unwrap();
+    let (la, lb) = (last(&a), last(&b));
+    assert!(la.contains(" nodes ") && la.ends_with(" nps"), "{la}");
+    assert_eq!(n(la), n(lb));
+}
