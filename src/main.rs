@@ -46,6 +46,21 @@ enum Cmd {
         #[arg(long, default_value = "7x6")]
         size: Size,
     },
+    /// Play Connect Four against the engine in the terminal (type a column number and Enter).
+    Play {
+        /// Who moves first in the first game: me or engine (each new game swaps).
+        #[arg(long, default_value = "me")]
+        first: cli::play::First,
+        /// The engine's time per move in milliseconds (also the time a hint may take).
+        #[arg(long, default_value_t = 1000)]
+        movetime: u64,
+        /// Board size, WxH.
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+        /// Move string (1-based columns) of the position the games start from.
+        #[arg(long, default_value = "")]
+        position: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -89,6 +104,28 @@ fn main() -> ExitCode {
                 eprintln!("error: {e}");
                 Ok(ExitCode::from(2))
             }),
+        Some(Cmd::Play {
+            first,
+            movetime,
+            size,
+            position,
+        }) => {
+            let opts = cli::play::PlayOptions {
+                first,
+                movetime_ms: movetime,
+                size,
+                position,
+                ..Default::default()
+            }
+            .detect_terminal();
+            match cli::play::run(&opts, io::stdin().lock(), io::stdout().lock()) {
+                Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
+                    eprintln!("error: {e}");
+                    Ok(ExitCode::from(2))
+                }
+                r => r.map(|()| ExitCode::SUCCESS),
+            }
+        }
     };
     match result {
         Ok(code) => code,

@@ -2,6 +2,7 @@
 //! tests drive them without a terminal.
 
 pub mod bench;
+pub mod play;
 pub mod solve;
 
 use crate::board::{perft as perft_from, BoardError, Position, Size};

@@ -1,0 +1,763 @@
+//! `vier play`: a person plays the engine in the terminal.
+//!
+//! The engine moves with the protocol's [`Searcher`] under the same time rules
+//! ([`TimeLimit::deadlines`] of a `movetime`); hints come from the exact [`Solver`] with a
+//! deadline. Everything goes through the streams given to [`run`], so the tests drive a whole
+//! game through pipes. Terminal niceties depend on [`PlayOptions`]: `color` (ANSI colours and
+//! disc glyphs, else `x`/`o`/`.`), `live` (a status line redrawn with `\r` while the engine
+//! thinks, else only its final summary) and `echo` (input lines repeated after the prompt, so a
+//! transcript of piped input reads like a session).
+//!
+//! The board: one 3-character cell per column, the last move in brackets (`[x]`), the discs of a
+//! finished game's four in a row in upper case (`X`, `O`) or, in colour, reversed.
+
+use crate::board::{Cell, Player, Position, Size};
+use crate::ordering::column_order;
+use crate::search::{solver_score, Iteration, Score, SearchControl, SearchLimits, Searcher};
+use crate::solver::Solver;
+use crate::time::TimeLimit;
+use crate::with_size;
+use std::fmt;
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+/// The engine's table in megabytes (the protocol's default `Hash`).
+pub const ENGINE_HASH_MB: usize = crate::protocol::engine::DEFAULT_HASH_MB;
+/// The hint solver's table in megabytes.
+pub const HINT_HASH_MB: usize = 16;
+/// The longest time per move `t` accepts (one hour).
+pub const MAX_MOVETIME_MS: u64 = 3_600_000;
+/// Heuristic scores within this distance of 0 are called "even".
+const EVEN_CP: i32 = 25;
+
+/// Who moves first in the first game (from the start position).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum First {
+    Me,
+    Engine,
+}
+
+impl FromStr for First {
+    type Err = String;
+    fn from_str(s: &str) -> Result<First, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "me" | "you" | "person" | "human" => Ok(First::Me),
+            "engine" | "vier" | "computer" => Ok(First::Engine),
+            _ => Err(format!("'{s}': expected 'me' or 'engine'")),
+        }
+    }
+}
+
+impl fmt::Display for First {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            First::Me => "me",
+            First::Engine => "engine",
+        })
+    }
+}
+
+/// How `vier play` runs.
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    /// Who moves first (from `position`) in the first game; each new game swaps.
+    pub first: First,
+    /// The engine's time per move; also the time a hint may take.
+    pub movetime_ms: u64,
+    pub size: Size,
+    /// Move string (1-based columns) of the position every game starts from.
+    pub position: String,
+    /// ANSI colours and disc glyphs.
+    pub color: bool,
+    /// A status line redrawn in place while the engine thinks.
+    pub live: bool,
+    /// Repeat each input line after its prompt (input that the terminal does not show).
+    pub echo: bool,
+    pub hash_mb: usize,
+}
+
+impl Default for PlayOptions {
+    fn default() -> Self {
+        PlayOptions {
+            first: First::Me,
+            movetime_ms: 1000,
+            size: Size::default(),
+            position: String::new(),
+            color: false,
+            live: false,
+            echo: false,
+            hash_mb: ENGINE_HASH_MB,
+        }
+    }
+}
+
+impl PlayOptions {
+    /// Sets `color`, `live` and `echo` from the real stdin/stdout and `NO_COLOR`.
+    pub fn detect_terminal(mut self) -> Self {
+        let tty = io::stdout().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        self.color = tty && !no_color;
+        self.live = tty;
+        self.echo = !io::stdin().is_terminal();
+        self
+    }
+}
+
+/// Plays games on `input`/`output` until the person quits or the input ends. A bad start
+/// position is an `InvalidInput` error, before anything is written.
+pub fn run(opts: &PlayOptions, input: impl BufRead, output: impl Write) -> io::Result<()> {
+    with_size!(opts.size, {
+        let start = Position::<W, H>::from_moves(&opts.position).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("bad --position '{}': {e}", opts.position),
+            )
+        })?;
+        if start.is_game_over() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "bad --position '{}': the game is already over",
+                    opts.position
+                ),
+            ));
+        }
+        PlaySession::<W, H, _, _>::new(opts, start, input, output).run()
+    })
+}
+
+/// What the person typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Command {
+    Column(usize),
+    Hint,
+    Undo,
+    New,
+    Time(u64),
+    Board,
+    Help,
+    Quit,
+    Yes,
+    Empty,
+    Bad(String),
+}
+
+fn parse_command(line: &str, width: usize) -> Command {
+    let line = line.trim();
+    let mut words = line.split_whitespace();
+    let Some(word) = words.next() else {
+        return Command::Empty;
+    };
+    let rest: Vec<&str> = words.collect();
+    let lower = word.to_ascii_lowercase();
+    if word.bytes().all(|b| b.is_ascii_digit()) {
+        if !rest.is_empty() {
+            return Command::Bad(format!("type one column number, 1 to {width}"));
+        }
+        return match word.parse::<usize>() {
+            Ok(n) if (1..=width).contains(&n) => Command::Column(n),
+            _ => Command::Bad(format!(
+                "there is no column {word}: type a column number, 1 to {width}"
+            )),
+        };
+    }
+    let no_args = |c: Command| {
+        if rest.is_empty() {
+            c
+        } else {
+            Command::Bad(format!("'{word}' takes no argument (? lists the keys)"))
+        }
+    };
+    match lower.as_str() {
+        "h" | "hint" => no_args(Command::Hint),
+        "u" | "undo" => no_args(Command::Undo),
+        "n" | "new" | "no" => no_args(Command::New),
+        "b" | "board" => no_args(Command::Board),
+        "?" | "help" => no_args(Command::Help),
+        "q" | "quit" | "exit" => no_args(Command::Quit),
+        "y" | "yes" => no_args(Command::Yes),
+        "t" | "time" => match rest.as_slice() {
+            [ms] => match ms.parse::<u64>() {
+                Ok(ms) if (1..=MAX_MOVETIME_MS).contains(&ms) => Command::Time(ms),
+                _ => Command::Bad(format!(
+                    "'{ms}' is not a time: type t and milliseconds, 1 to {MAX_MOVETIME_MS}, e.g. t 500"
+                )),
+            },
+            _ => Command::Bad("type t and the engine's time per move in milliseconds, e.g. t 500".into()),
+        },
+        _ => {
+            let shown: String = line.chars().take(20).collect();
+            let more = if line.chars().count() > 20 { "..." } else { "" };
+            Command::Bad(format!(
+                "unknown command '{shown}{more}': type a column number 1 to {width}, or ? for the keys"
+            ))
+        }
+    }
+}
+
+/// The state of the games of one `vier play` run.
+pub struct PlaySession<'a, const W: usize, const H: usize, R: BufRead, O: Write> {
+    opts: &'a PlayOptions,
+    input: R,
+    out: O,
+    /// Every game starts here.
+    start: Position<W, H>,
+    /// 0-based columns played since `start`.
+    history: Vec<usize>,
+    pos: Position<W, H>,
+    /// The person's side in the current game.
+    person: Player,
+    movetime_ms: u64,
+    searcher: Option<Searcher>,
+    hint_solver: Option<Solver>,
+}
+
+/// What to do after a line at the end of a game.
+enum AfterGame {
+    Again,
+    Continue,
+    Quit,
+}
+
+impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W, H, R, O> {
+    pub fn new(opts: &'a PlayOptions, start: Position<W, H>, input: R, out: O) -> Self {
+        let mover = start.side_to_move();
+        let person = match opts.first {
+            First::Me => mover,
+            First::Engine => mover.other(),
+        };
+        PlaySession {
+            opts,
+            input,
+            out,
+            start,
+            history: Vec::new(),
+            pos: start,
+            person,
+            movetime_ms: opts.movetime_ms.max(1),
+            searcher: None,
+            hint_solver: None,
+        }
+    }
+
+    /// Plays until the person quits or the input ends.
+    pub fn run(mut self) -> io::Result<()> {
+        self.announce_game()?;
+        let mut show_board = true;
+        loop {
+            if self.pos.is_game_over() {
+                self.game_over()?;
+                match self.after_game()? {
+                    AfterGame::Again => {
+                        self.new_game()?;
+                        show_board = true;
+                        continue;
+                    }
+                    AfterGame::Continue => {
+                        show_board = true;
+                        continue;
+                    }
+                    AfterGame::Quit => break,
+                }
+            }
+            if self.pos.side_to_move() != self.person {
+                self.engine_move()?;
+                show_board = true;
+                continue;
+            }
+            if show_board {
+                self.show_board(0)?;
+                self.show_to_move()?;
+                show_board = false;
+            }
+            let Some(line) = self.read_line("your move: ")? else {
+                break;
+            };
+            match parse_command(&line, W) {
+                Command::Column(c) => {
+                    if self.pos.can_play(c - 1) {
+                        self.play(c - 1);
+                        show_board = true;
+                    } else {
+                        self.say(&format!("column {c} is full: choose another"))?;
+                    }
+                }
+                Command::Hint => self.hint()?,
+                Command::Undo => show_board = self.undo()?,
+                Command::New | Command::Yes => {
+                    self.new_game()?;
+                    show_board = true;
+                }
+                Command::Time(ms) => {
+                    self.movetime_ms = ms;
+                    self.say(&format!("vier now thinks {ms} ms per move"))?;
+                }
+                Command::Board => show_board = true,
+                Command::Help => self.help()?,
+                Command::Quit => break,
+                Command::Empty => self.say(&format!(
+                    "type a column number, 1 to {W}, and Enter (? lists the keys)"
+                ))?,
+                Command::Bad(msg) => self.say(&msg)?,
+            }
+        }
+        self.say("bye")?;
+        self.out.flush()
+    }
+
+    fn say(&mut self, line: &str) -> io::Result<()> {
+        writeln!(self.out, "{line}")
+    }
+
+    /// Prompts and reads one line; `None` at the end of the input.
+    fn read_line(&mut self, prompt: &str) -> io::Result<Option<String>> {
+        write!(self.out, "{prompt}")?;
+        self.out.flush()?;
+        let mut buf = Vec::new();
+        let n = self.input.read_until(b'\n', &mut buf)?;
+        if n == 0 {
+            writeln!(self.out)?;
+            return Ok(None);
+        }
+        let line = String::from_utf8_lossy(&buf)
+            .trim_end_matches(['\n', '\r'])
+            .to_string();
+        if self.opts.echo {
+            writeln!(self.out, "{line}")?;
+        }
+        Ok(Some(line))
+    }
+
+    fn play(&mut self, col: usize) {
+        self.pos.play_col(col);
+        self.history.push(col);
+    }
+
+    fn glyph(&self, p: Player, highlight: bool) -> String {
+        if self.opts.color {
+            let colour = match p {
+                Player::First => "33",
+                Player::Second => "31",
+            };
+            let rev = if highlight { ";7" } else { "" };
+            format!("\x1b[1;{colour}{rev}m\u{25cf}\x1b[0m")
+        } else {
+            let c = p.symbol();
+            if highlight {
+                c.to_ascii_uppercase().to_string()
+            } else {
+                c.to_string()
+            }
+        }
+    }
+
+    fn side_name(&self, p: Player) -> String {
+        format!(
+            "{} {}",
+            self.glyph(p, false),
+            if p == self.person { "(you)" } else { "(vier)" }
+        )
+    }
+
+    fn announce_game(&mut self) -> io::Result<()> {
+        let first = self.start.side_to_move();
+        let who = if first == self.person {
+            "you move first"
+        } else {
+            "vier moves first"
+        };
+        let line = format!(
+            "new game on {W}x{H}: you play {}, vier plays {}; {who}. vier thinks {} ms per move; ? lists the keys.",
+            self.glyph(self.person, false),
+            self.glyph(self.person.other(), false),
+            self.movetime_ms
+        );
+        self.say(&line)
+    }
+
+    fn new_game(&mut self) -> io::Result<()> {
+        self.person = self.person.other();
+        self.history.clear();
+        self.pos = self.start;
+        self.announce_game()
+    }
+
+    /// Draws the board; `four` marks cells to highlight.
+    fn show_board(&mut self, four: u64) -> io::Result<()> {
+        let last = self.history.last().copied().map(|c| {
+            let row = self.pos.column_height(c) - 1;
+            (c, row)
+        });
+        let mut s = String::new();
+        for row in (0..H).rev() {
+            let mut line = String::new();
+            for col in 0..W {
+                let bit = 1u64 << (col * (H + 1) + row);
+                let inner = match self.pos.cell(col, row) {
+                    Cell::Empty => ".".to_string(),
+                    Cell::Disc(p) => self.glyph(p, four & bit != 0),
+                };
+                if last == Some((col, row)) {
+                    line += &format!("[{inner}]");
+                } else {
+                    line += &format!(" {inner} ");
+                }
+            }
+            s += line.trim_end();
+            s.push('\n');
+        }
+        let numbers: String = (1..=W).map(|c| format!(" {c} ")).collect();
+        s += numbers.trim_end();
+        s.push('\n');
+        write!(self.out, "{s}")
+    }
+
+    fn show_to_move(&mut self) -> io::Result<()> {
+        let mover = self.pos.side_to_move();
+        let last = match self.history.last() {
+            Some(&c) => {
+                let who = if mover == self.person { "vier" } else { "you" };
+                format!(" ({who} played {})", c + 1)
+            }
+            None => String::new(),
+        };
+        let line = format!(
+            "move {}: {} to play{last}",
+            self.pos.moves() + 1,
+            self.side_name(mover)
+        );
+        self.say(&line)
+    }
+
+    fn help(&mut self) -> io::Result<()> {
+        let text = format!(
+            "keys (then Enter):\n\
+             \x20 1-{W}    drop a disc in that column\n\
+             \x20 h      hint: the exact value of each column for you (within vier's time per move)\n\
+             \x20 u      take back your last move and vier's reply\n\
+             \x20 n      new game (you and vier swap who goes first)\n\
+             \x20 t MS   vier's time per move in milliseconds (now {})\n\
+             \x20 b      draw the board again\n\
+             \x20 ?      this list\n\
+             \x20 q      quit",
+            self.movetime_ms
+        );
+        self.say(&text)
+    }
+
+    /// Takes back moves until the person's last move is undone. Returns whether anything changed.
+    fn undo(&mut self) -> io::Result<bool> {
+        let base = self.start.moves() as usize;
+        let person_parity = usize::from(self.person == Player::Second);
+        let Some(i) = (0..self.history.len())
+            .rev()
+            .find(|i| (base + i) % 2 == person_parity)
+        else {
+            self.say("nothing to take back")?;
+            return Ok(false);
+        };
+        let taken: Vec<String> = self.history[i..]
+            .iter()
+            .map(|c| (c + 1).to_string())
+            .collect();
+        self.history.truncate(i);
+        let mut p = self.start;
+        for &c in &self.history {
+            p.play_col(c);
+        }
+        self.pos = p;
+        self.say(&format!("took back {}", taken.join(" and ")))?;
+        Ok(true)
+    }
+
+    fn searcher(&mut self) -> &mut Searcher {
+        let mb = self.opts.hash_mb;
+        self.searcher.get_or_insert_with(|| Searcher::new(mb))
+    }
+
+    fn engine_move(&mut self) -> io::Result<()> {
+        let deadlines = TimeLimit {
+            movetime_ms: Some(self.movetime_ms as i64),
+            ..Default::default()
+        }
+        .deadlines();
+        let control = SearchControl::new(deadlines, false);
+        let limits = SearchLimits {
+            multipv: 1,
+            ..Default::default()
+        };
+        let root = self.pos;
+        let live = self.opts.live;
+        self.searcher();
+        let Some(searcher) = self.searcher.as_mut() else {
+            unreachable!("created above")
+        };
+        let out = &mut self.out;
+        let mut failed: Option<io::Error> = None;
+        let mut report = |it: &Iteration| {
+            if !live || failed.is_some() {
+                return;
+            }
+            let line = format!("\r\x1b[2Kvier thinks: {}", summary(it));
+            if let Err(e) = out.write_all(line.as_bytes()).and_then(|_| out.flush()) {
+                failed = Some(e);
+            }
+        };
+        let result = searcher.search(&root, &limits, &control, &mut report);
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if live {
+            write!(self.out, "\r\x1b[2K")?;
+        }
+        // the search always has a move for a game that goes on; the first legal column otherwise
+        let col = result
+            .best
+            .filter(|&c| root.can_play(c))
+            .or_else(|| root.legal_columns().next())
+            .expect("a game that goes on has a legal column");
+        self.play(col);
+        let line = format!("vier plays {} ({})", col + 1, summary(&result.last));
+        self.say(&line)
+    }
+
+    fn hint(&mut self) -> io::Result<()> {
+        let budget = Duration::from_millis(self.movetime_ms);
+        let start = Instant::now();
+        let p = self.pos;
+        let solver = self
+            .hint_solver
+            .get_or_insert_with(|| Solver::new(HINT_HASH_MB));
+        let mut scores: [Option<i32>; W] = [None; W];
+        let order = column_order::<W>();
+        let open: Vec<usize> = order.iter().copied().filter(|&c| p.can_play(c)).collect();
+        // first every column its share of the time, centre first; then the unproven ones share
+        // what is left (the table keeps the work done so far)
+        for pass in 0..2 {
+            let todo: Vec<usize> = open
+                .iter()
+                .copied()
+                .filter(|&c| scores[c].is_none())
+                .collect();
+            for (i, &c) in todo.iter().enumerate() {
+                let left = budget.saturating_sub(start.elapsed());
+                if left.is_zero() {
+                    break;
+                }
+                let share = if pass == 0 {
+                    left / (todo.len() - i) as u32
+                } else {
+                    left
+                };
+                scores[c] = exact_column(solver, &p, c, Instant::now() + share);
+            }
+        }
+        let me = self.glyph(self.person, false);
+        let mut text = format!("hint: exact values for you ({me}), move {}:", p.moves() + 1);
+        let best = scores.iter().flatten().max().copied();
+        let all_known = open.iter().all(|&c| scores[c].is_some());
+        for (c, score) in scores.iter().enumerate() {
+            let what = if !p.can_play(c) {
+                "full".to_string()
+            } else {
+                match *score {
+                    None => "unknown (not proven in time)".to_string(),
+                    Some(s) => {
+                        let mark = if all_known && Some(s) == best {
+                            "  <- best"
+                        } else {
+                            ""
+                        };
+                        format!("{}{mark}", hint_words(solver_score::<W, H>(s, p.moves())))
+                    }
+                }
+            };
+            text += &format!("\n  {}: {what}", c + 1);
+        }
+        self.say(&text)
+    }
+
+    fn game_over(&mut self) -> io::Result<()> {
+        let four = if self.pos.last_mover_won() {
+            winning_four::<W, H>(self.pos.opponent())
+        } else {
+            0
+        };
+        self.show_board(four)?;
+        if four == 0 {
+            return self.say("Draw: the board is full.");
+        }
+        let mut cells = Vec::new();
+        for col in 0..W {
+            for row in 0..H {
+                if four & (1u64 << (col * (H + 1) + row)) != 0 {
+                    cells.push(format!("{}/{}", col + 1, row + 1));
+                }
+            }
+        }
+        let winner = self.pos.side_to_move().other();
+        let verdict = if winner == self.person {
+            "You win!"
+        } else {
+            "vier wins."
+        };
+        let line = format!(
+            "{verdict} four in a row (column/row from the bottom): {}",
+            cells.join(" ")
+        );
+        self.say(&line)
+    }
+
+    fn after_game(&mut self) -> io::Result<AfterGame> {
+        loop {
+            let Some(line) = self.read_line("play again? [y/n] ")? else {
+                return Ok(AfterGame::Quit);
+            };
+            match parse_command(&line, W) {
+                Command::Yes => return Ok(AfterGame::Again),
+                Command::New | Command::Quit => return Ok(AfterGame::Quit),
+                Command::Undo => {
+                    if self.undo()? {
+                        return Ok(AfterGame::Continue);
+                    }
+                }
+                Command::Help => self.say("y: a new game (who goes first swaps), n or q: quit, u: take back your last move")?,
+                _ => self.say("the game is over: y for a new game, n to quit, u to take back your last move")?,
+            }
+        }
+    }
+}
+
+/// The exact score of playing 0-based `col` at `p` for the side to move, or `None` if not proven
+/// by `deadline`.
+fn exact_column<const W: usize, const H: usize>(
+    solver: &mut Solver,
+    p: &Position<W, H>,
+    col: usize,
+    deadline: Instant,
+) -> Option<i32> {
+    if p.is_winning_move(col) {
+        return Some(((W * H) as i32 + 1 - p.moves() as i32) / 2);
+    }
+    let mut child = *p;
+    child.play_col(col);
+    solver.set_limits(Some(deadline), None);
+    let r = solver.solve(&child).ok().map(|s| -s);
+    solver.set_limits(None, None);
+    r
+}
+
+/// Every cell that belongs to four in a row of `discs`.
+pub fn winning_four<const W: usize, const H: usize>(discs: u64) -> u64 {
+    let mut cells = 0;
+    for d in [1, H, H + 1, H + 2] {
+        let m = discs & (discs >> d) & (discs >> (2 * d)) & (discs >> (3 * d));
+        cells |= m | (m << d) | (m << (2 * d)) | (m << (3 * d));
+    }
+    cells
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// A hint's words for a column's exact score from the person's view.
+pub fn hint_words(score: Score) -> String {
+    match score {
+        Score::Win(1) => "wins at once".into(),
+        Score::Win(n) => format!("wins (with your {} disc from now)", ordinal(n)),
+        Score::Loss(n) => format!(
+            "loses (vier connects four with its {} disc from now)",
+            ordinal(n.max(1))
+        ),
+        Score::Draw => "draws".into(),
+        Score::Cp(_) => "unknown".into(),
+    }
+}
+
+/// The engine's score in words, from the engine's view.
+pub fn score_words(score: Score) -> String {
+    let moves = |n: u32| {
+        if n == 1 {
+            "move".to_string()
+        } else {
+            format!("{n} moves")
+        }
+    };
+    match score {
+        Score::Win(1) => "I win with my next move".into(),
+        Score::Win(n) => format!("I win in {}", moves(n)),
+        Score::Loss(0) => "you have won".into(),
+        Score::Loss(n) => format!("you can win in {}", moves(n)),
+        Score::Draw => "drawn".into(),
+        Score::Cp(v) if v >= EVEN_CP => "I am better".into(),
+        Score::Cp(v) if v <= -EVEN_CP => "you are better".into(),
+        Score::Cp(_) => "even".into(),
+    }
+}
+
+/// `depth 12, I am better, 12345 nodes` for a report.
+fn summary(it: &Iteration) -> String {
+    let words = it
+        .lines
+        .first()
+        .map_or_else(|| "even".to_string(), |l| score_words(l.score));
+    format!("depth {}, {words}, {} nodes", it.depth, it.nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands() {
+        assert_eq!(parse_command(" 4 ", 7), Command::Column(4));
+        assert!(matches!(parse_command("8", 7), Command::Bad(_)));
+        assert!(matches!(parse_command("0", 7), Command::Bad(_)));
+        assert!(matches!(
+            parse_command("99999999999999999999999", 7),
+            Command::Bad(_)
+        ));
+        assert!(matches!(parse_command("-1", 7), Command::Bad(_)));
+        assert_eq!(parse_command("", 7), Command::Empty);
+        assert_eq!(parse_command("t 500", 7), Command::Time(500));
+        assert!(matches!(parse_command("t", 7), Command::Bad(_)));
+        assert!(matches!(parse_command("t 0", 7), Command::Bad(_)));
+        assert!(matches!(parse_command("t x", 7), Command::Bad(_)));
+        assert_eq!(parse_command("H", 7), Command::Hint);
+        assert_eq!(parse_command("?", 7), Command::Help);
+        assert!(matches!(parse_command("é\u{0}", 7), Command::Bad(_)));
+    }
+
+    #[test]
+    fn words() {
+        assert_eq!(ordinal(1), "1st");
+        assert_eq!(ordinal(12), "12th");
+        assert_eq!(ordinal(22), "22nd");
+        assert_eq!(score_words(Score::Win(7)), "I win in 7 moves");
+        assert_eq!(score_words(Score::Cp(0)), "even");
+        assert_eq!(score_words(Score::Cp(-80)), "you are better");
+        assert_eq!(
+            hint_words(Score::Win(5)),
+            "wins (with your 5th disc from now)"
+        );
+    }
+
+    #[test]
+    fn four_cells() {
+        let p = Position::<7, 6>::from_moves("1213141").unwrap();
+        let (x, _) = p.discs();
+        assert_eq!(winning_four::<7, 6>(x).count_ones(), 4);
+        let p = Position::<7, 6>::from_moves("4455667").unwrap();
+        let (x, _) = p.discs();
+        assert_eq!(winning_four::<7, 6>(x), x);
+    }
+}
