@@ -85,17 +85,13 @@ pub struct TransTable {
 impl TransTable {
     /// A table of about `mb` megabytes (at least one bucket).
     pub fn new(mb: usize) -> TransTable {
-        let n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
-        TransTable {
-            buckets: vec![Bucket::default(); n.max(1)],
-            generation: 1,
-        }
+        Self::with_buckets((mb.max(1) << 20) / std::mem::size_of::<Bucket>())
     }
 
     /// A table with exactly `n` buckets (tests use tiny tables to force replacement).
     pub fn with_buckets(n: usize) -> TransTable {
         TransTable {
-            buckets: vec![Bucket::default(); n.max(1)],
+            buckets: allocate(n.max(1)),
             generation: 1,
         }
     }
@@ -243,6 +239,28 @@ impl TransTable {
             used * 1000 / seen
         }
     }
+}
+
+/// Allocates zeroed buckets, asking Linux for huge pages first: probes hit random buckets, and
+/// with 4 KiB pages nearly every probe of a large table also misses the TLB.
+fn allocate(n: usize) -> Vec<Bucket> {
+    let mut v: Vec<Bucket> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        let bytes = n * std::mem::size_of::<Bucket>();
+        if bytes >= 4 << 20 {
+            let start = v.as_mut_ptr() as usize;
+            let aligned = (start + 4095) & !4095;
+            let len = (start + bytes).saturating_sub(aligned) & !4095;
+            // SAFETY: madvise only advises the kernel about this allocation's own, not yet
+            // touched pages; it does not read or write them. Failure is harmless.
+            unsafe {
+                libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v.resize(n, Bucket::default());
+    v
 }
 
 #[inline(always)]
