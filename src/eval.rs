@@ -100,6 +100,52 @@ impl<const W: usize, const H: usize> Lines<W, H> {
         t
     };
 
+    /// The shifts between neighbouring cells of a line: up, down-right, right, up-right.
+    const DIRS: [usize; 4] = [1, H, H + 1, H + 2];
+
+    /// Per direction of [`Self::DIRS`], the lowest cell of every line of four (the others are
+    /// that cell shifted by 1, 2 and 3 steps).
+    const STARTS: [u64; 4] = {
+        let mut starts = [0u64; 4];
+        let (masks, n) = Self::MASKS;
+        let mut i = 0;
+        while i < n {
+            let m = masks[i];
+            let low = m.trailing_zeros() as usize;
+            let step = (m & !(1u64 << low)).trailing_zeros() as usize - low;
+            let mut d = 0;
+            while d < 4 {
+                if Self::DIRS[d] == step {
+                    starts[d] |= 1u64 << low;
+                }
+                d += 1;
+            }
+            i += 1;
+        }
+        starts
+    };
+
+    /// Cells grouped by the number of lines through them: (count, cells); unused groups are
+    /// empty. At most 16 distinct counts occur on a supported board.
+    const BY_WEIGHT: [(i32, u64); 16] = {
+        let mut groups = [(0i32, 0u64); 16];
+        let through = Self::THROUGH;
+        let mut b = 0;
+        while b < 64 {
+            let w = through[b] as i32;
+            if w > 0 {
+                let mut g = 0;
+                while g < 16 && groups[g].1 != 0 && groups[g].0 != w {
+                    g += 1;
+                }
+                assert!(g < 16, "more than 16 distinct line counts");
+                groups[g] = (w, groups[g].1 | (1u64 << b));
+            }
+            b += 1;
+        }
+        groups
+    };
+
     /// Cells on odd rows counted 1-based from the bottom (0-based rows 0, 2, 4, ...).
     const ODD_ROWS: u64 = {
         let mut m = 0u64;
@@ -110,6 +156,24 @@ impl<const W: usize, const H: usize> Lines<W, H> {
         }
         m
     };
+}
+
+/// Lines of four holding exactly two of `own`'s discs and none of `other`'s, bit-parallel: for
+/// each direction, bit `s` of `a_k` says whether the line starting at `s` has an own disc at its
+/// k-th cell.
+#[inline(always)]
+fn twos<const W: usize, const H: usize>(own: u64, other: u64) -> i32 {
+    let free = !other;
+    let mut n = 0;
+    for (i, &d) in Lines::<W, H>::DIRS.iter().enumerate() {
+        let (a0, a1, a2, a3) = (own, own >> d, own >> (2 * d), own >> (3 * d));
+        let f = free & (free >> d) & (free >> (2 * d)) & (free >> (3 * d));
+        let (x01, n01) = (a0 ^ a1, a0 & a1);
+        let (x23, n23) = (a2 ^ a3, a2 & a3);
+        let two = (n01 & !(x23 | n23)) | (n23 & !(x01 | n01)) | (x01 & x23);
+        n += (two & f & Lines::<W, H>::STARTS[i]).count_ones() as i32;
+    }
+    n
 }
 
 /// The feature counts of one side (`own` discs against `other` discs), in [`FEATURES`] order.
@@ -125,18 +189,10 @@ fn side_features<const W: usize, const H: usize>(
     let later = threats & !playable;
     let good = (later & own_rows).count_ones() as i32;
     let other_threats = (later & !own_rows).count_ones() as i32;
-    let (masks, n) = Lines::<W, H>::MASKS;
-    let mut twos = 0;
-    for &m in &masks[..n] {
-        if m & other == 0 && (m & own).count_ones() == 2 {
-            twos += 1;
-        }
-    }
+    let twos = twos::<W, H>(own, other);
     let mut centre = 0;
-    let mut d = own;
-    while d != 0 {
-        centre += Lines::<W, H>::THROUGH[d.trailing_zeros() as usize] as i32;
-        d &= d - 1;
+    for &(weight, cells) in &Lines::<W, H>::BY_WEIGHT {
+        centre += weight * (own & cells).count_ones() as i32;
     }
     [
         good,
@@ -197,6 +253,55 @@ mod tests {
         assert_eq!(bottom, vec![3, 4, 5, 7, 5, 4, 3]);
         assert_eq!(Lines::<7, 6>::THROUGH[3 * 7 + 2], 13);
         assert!(Lines::<8, 7>::MASKS.1 <= 128 && Lines::<7, 8>::MASKS.1 <= 128);
+    }
+
+    /// The straightforward count over every line, as a reference for the bit-parallel one.
+    fn twos_reference<const W: usize, const H: usize>(own: u64, other: u64) -> i32 {
+        let (masks, n) = Lines::<W, H>::MASKS;
+        masks[..n]
+            .iter()
+            .filter(|&&m| m & other == 0 && (m & own).count_ones() == 2)
+            .count() as i32
+    }
+
+    fn check_sizes<const W: usize, const H: usize>(seed: &mut u64) {
+        let mut centre_total = 0;
+        for &(w, cells) in &Lines::<W, H>::BY_WEIGHT {
+            centre_total += w * cells.count_ones() as i32;
+        }
+        let by_cell: i32 = Lines::<W, H>::THROUGH.iter().map(|&t| t as i32).sum();
+        assert_eq!(centre_total, by_cell);
+        for _ in 0..300 {
+            let mut p = Position::<W, H>::new();
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (*seed >> 40) as usize % (W * H);
+            for _ in 0..len {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let c = (*seed >> 33) as usize % W;
+                if p.can_play(c) && !p.is_game_over() {
+                    p.play_col(c);
+                }
+            }
+            let (a, b) = (p.current(), p.opponent());
+            assert_eq!(twos::<W, H>(a, b), twos_reference::<W, H>(a, b), "{p:?}");
+            assert_eq!(twos::<W, H>(b, a), twos_reference::<W, H>(b, a), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn bit_parallel_counts_match_the_reference() {
+        let mut seed = 7;
+        check_sizes::<7, 6>(&mut seed);
+        check_sizes::<4, 4>(&mut seed);
+        check_sizes::<9, 6>(&mut seed);
+        check_sizes::<8, 7>(&mut seed);
+        check_sizes::<7, 8>(&mut seed);
+        check_sizes::<6, 9>(&mut seed);
+        check_sizes::<5, 5>(&mut seed);
     }
 
     #[test]
