@@ -204,6 +204,42 @@ class RulesTests(unittest.TestCase):
         b, out = self.play("1122334", 4, 4)
         self.assertEqual(out, "win")
 
+    def test_random_games_against_brute_force(self):
+        # an independent, naive scan of the whole board after every move must agree
+        # with the referee's incremental check through the last stone
+        import random
+
+        def brute_winner(grid, w, h):
+            for c in range(w):
+                for r in range(h):
+                    who = grid[c][r]
+                    if who == 0:
+                        continue
+                    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                        cells = [(c + k * dc, r + k * dr) for k in range(4)]
+                        if all(0 <= x < w and 0 <= y < h and grid[x][y] == who for x, y in cells):
+                            return who
+            return 0
+
+        rng = random.Random(2024)
+        for w, h in ((7, 6), (4, 4), (5, 4), (9, 7)):
+            for _ in range(150):
+                b = Board(w, h)
+                grid = [[0] * h for _ in range(w)]
+                while True:
+                    col = rng.choice(b.legal_columns())
+                    who = b.side_to_move()
+                    grid[col - 1][grid[col - 1].index(0)] = who
+                    out = b.play(col)
+                    expect = brute_winner(grid, w, h)
+                    if expect:
+                        self.assertEqual((out, b.winner), ("win", expect), b.move_string())
+                        break
+                    if all(0 not in col_ for col_ in grid):
+                        self.assertEqual(out, "draw", b.move_string())
+                        break
+                    self.assertIsNone(out, b.move_string())
+
     def test_illegal_moves(self):
         b = Board()
         for bad in ("0", "8", "x", "", " ", "44", "-1", "4.0", "\u0664"):  # last: Arabic-Indic four
