@@ -249,6 +249,8 @@ fn full_board_is_a_draw() {
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("\nDraw: the board is full.\n"), "{text}");
+    // the engine filled the last cell and knows it is a draw
+    assert!(text.contains("\nvier plays 3 (depth 1, drawn, "), "{text}");
     let all = boards(&text, 4, 4);
     let last = all.last().unwrap();
     assert!(!last.contains('.'), "{last}");

@@ -489,6 +489,10 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         };
         let root = self.pos;
         let live = self.opts.live;
+        if live {
+            write!(self.out, "vier thinks...")?;
+            self.out.flush()?;
+        }
         self.searcher();
         let Some(searcher) = self.searcher.as_mut() else {
             unreachable!("created above")
@@ -518,12 +522,28 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             .or_else(|| root.legal_columns().next())
             .expect("a game that goes on has a legal column");
         self.play(col);
-        let line = format!("vier plays {} ({})", col + 1, summary(&result.last));
+        let mut last = result.last;
+        if self.pos.is_full() && !self.pos.last_mover_won() {
+            // the search scores the last empty cell as if the full board were lost for the side
+            // to move (a full board has no non-losing move); the rules say it is a draw
+            for line in &mut last.lines {
+                line.score = Score::Draw;
+            }
+        }
+        let line = format!("vier plays {} ({})", col + 1, summary(&last));
         self.say(&line)
     }
 
     fn hint(&mut self) -> io::Result<()> {
         let budget = Duration::from_millis(self.movetime_ms);
+        if self.opts.live {
+            write!(
+                self.out,
+                "working out the hint (up to {} ms)...",
+                self.movetime_ms
+            )?;
+            self.out.flush()?;
+        }
         let start = Instant::now();
         let p = self.pos;
         let solver = self
@@ -552,6 +572,9 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
                 };
                 scores[c] = exact_column(solver, &p, c, Instant::now() + share);
             }
+        }
+        if self.opts.live {
+            write!(self.out, "\r\x1b[2K")?;
         }
         let me = self.glyph(self.person, false);
         let mut text = format!("hint: exact values for you ({me}), move {}:", p.moves() + 1);
