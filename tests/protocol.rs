@@ -560,3 +560,54 @@ fn protocol_md_examples() {
         replay(b);
     }
 }
+
+#[test]
+fn ponder_waits_for_ponderhit() {
+    let mut e = Engine::start();
+    e.send("position startpos moves 44");
+    e.send("go ponder movetime 100");
+    std::thread::sleep(Duration::from_millis(300));
+    let out = e.sync();
+    assert!(!out.iter().any(|l| l.starts_with("bestmove")), "{out:?}");
+    e.send("ponderhit");
+    let lines = e.until_prefix("bestmove");
+    bestmove(&lines);
+    // ponderhit when idle is ignored
+    e.send("ponderhit");
+    assert!(e.sync().is_empty());
+}
+
+#[test]
+fn searchmoves_and_multipv() {
+    let mut e = Engine::start();
+    let lines = e.search("position startpos", "go depth 4 searchmoves 1 P@g1");
+    let mv = bestmove(&lines).to_string();
+    assert!(mv == "1" || mv == "7", "{mv}");
+    e.send("setoption name MultiPV value 3");
+    let lines = e.search("position startpos moves 44", "go depth 5");
+    let finals: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 5 "))
+        .collect();
+    for k in 1..=3 {
+        assert!(
+            finals.iter().any(|l| l.contains(&format!(" multipv {k} "))),
+            "{lines:#?}"
+        );
+    }
+    // more lines than legal moves: one per legal move (three columns left here)
+    e.send("setoption name MultiPV value 9");
+    let lines = e.search(
+        "position fen 3xoxo/oxoxoxo/xoxoxox/xoxoxox/oxoxoxo/xoxoxox o",
+        "go depth 2",
+    );
+    assert!(
+        lines.iter().any(|l| l.contains(" multipv 3 ")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains(" multipv 4 ")),
+        "{lines:#?}"
+    );
+    bestmove(&lines);
+}
