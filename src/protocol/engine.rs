@@ -46,6 +46,8 @@ enum Job {
     Search(Box<SearchJob>),
     SetHash(usize),
     Clear,
+    /// Answered by [`Report::Pong`] once every earlier job is done.
+    Ping,
 }
 
 struct SearchJob {
@@ -60,6 +62,7 @@ struct SearchJob {
 enum Report {
     Info(Iteration),
     Done(SearchResult),
+    Pong,
     Panicked(String),
 }
 
@@ -221,6 +224,9 @@ fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                     s.clear()
                 }
             }
+            Job::Ping => {
+                let _ = reports.send(Report::Pong);
+            }
             Job::Search(job) => {
                 if panic_on_search {
                     panic!("{PANIC_ENV} is set");
@@ -266,6 +272,8 @@ struct Engine<O: Write> {
     running: Option<Running>,
     /// Commands that wait for the running search to end.
     deferred: Vec<Command>,
+    /// A table (re)allocation was sent to the searcher and `isready` has not waited for it yet.
+    allocating: bool,
 }
 
 impl<O: Write> Engine<O> {
@@ -287,6 +295,7 @@ impl<O: Write> Engine<O> {
             debug: false,
             running: None,
             deferred: Vec::new(),
+            allocating: true,
         }
     }
 
@@ -364,6 +373,7 @@ impl<O: Write> Engine<O> {
                     self.command(cmd)?;
                 }
             }
+            Report::Pong => {}
             Report::Panicked(msg) => {
                 return Err(Fatal(format!("the searcher thread panicked: {msg}")))
             }
@@ -403,7 +413,22 @@ impl<O: Write> Engine<O> {
         match cmd {
             Command::Uci => self.identify("uciok"),
             Command::Ugi => self.identify("ugiok"),
-            Command::IsReady => self.out.line("readyok"),
+            Command::IsReady => {
+                // idle after a Hash change: ready once the tables exist (a search is never waited
+                // for: mid-search the answer is immediate)
+                if self.running.is_none() && self.allocating {
+                    self.allocating = false;
+                    let _ = self.jobs.send(Job::Ping);
+                    loop {
+                        match self.reports.recv() {
+                            Ok(Report::Pong) => break,
+                            Ok(r) => self.report(r)?,
+                            Err(_) => return Err(Fatal("the searcher thread is gone".into())),
+                        }
+                    }
+                }
+                self.out.line("readyok")
+            }
             Command::SetOption { .. } | Command::NewGame if self.running.is_some() => {
                 self.deferred.push(cmd)
             }
@@ -494,6 +519,7 @@ impl<O: Write> Engine<O> {
         let result: Result<(), String> = match key.as_str() {
             "hash" => number(value, 2, MAX_HASH_MB as u64).map(|n| {
                 self.hash_mb = n as usize;
+                self.allocating = true;
                 let _ = self.jobs.send(Job::SetHash(self.hash_mb));
             }),
             "clear hash" => {
