@@ -276,6 +276,10 @@ fn mate_scores() {
     let lines = e.search("position startpos moves 3141", "go depth 6");
     assert_eq!(bestmove(&lines), "5");
     assert_eq!(field(last_info(&lines), "mate"), Some("2"), "{lines:?}");
+    // go mate ends by itself
+    let lines = e.search("position startpos moves 3141", "go mate 2");
+    assert_eq!(bestmove(&lines), "5");
+    assert_eq!(field(last_info(&lines), "mate"), Some("2"), "{lines:?}");
     let lines = e.search("position startpos moves 31415", "go depth 6");
     assert_eq!(field(last_info(&lines), "mate"), Some("-1"), "{lines:?}");
     // a solved endgame: Pons' Test_L3_R1 says 1 for the side to move (x, 34 discs), i.e. a

@@ -638,8 +638,17 @@ impl<O: Write> Engine<O> {
                 MoveToken::Drop { file, .. } => file as usize - 1,
             })
             .collect();
+        // a win with the n-th disc from now lies within 2n-1 plies, where the search is exact
+        let depth = match go.mate {
+            Some(n) => Some(
+                go.depth
+                    .unwrap_or(u32::MAX)
+                    .min(n.saturating_mul(2).saturating_sub(1).max(1)),
+            ),
+            None => go.depth,
+        };
         let limits = SearchLimits {
-            depth: go.depth,
+            depth,
             nodes: go.nodes,
             infinite: go.infinite,
             searchmoves,
