@@ -567,6 +567,11 @@ impl Searcher {
         self.seldepth = self.seldepth.max(ply);
         let cells = (W * H) as i32;
         let moves = p.moves() as i32;
+        if moves == cells {
+            // only the root's last move can fill the board (deeper, two empty cells are a draw
+            // already), and the root takes wins before recursing: a draw
+            return 0;
+        }
         if p.can_win_next() {
             return MATE + (cells + 1 - moves) / 2;
         }
@@ -795,6 +800,21 @@ mod tests {
         assert_eq!(r.best, Some(4));
         let (r, its) = run(&P::from_moves("31415").unwrap(), depth(5));
         assert_eq!(r.last.lines[0].score, Score::Loss(1), "{its:?}");
+    }
+
+    #[test]
+    fn last_cell_is_a_draw() {
+        // a drawn full board less its top-left cell, o to move
+        let p = P::from_board_string("1xoxoxo/oxoxoxo/xoxoxox/xoxoxox/oxoxoxo/xoxoxox o").unwrap();
+        for d in [1, 2, 5] {
+            let (r, its) = run(&p, depth(d));
+            assert_eq!(r.best, Some(0));
+            assert_eq!(r.last.lines[0].score, Score::Draw, "{its:?}");
+        }
+        // two cells left
+        let p = P::from_board_string("2oxoxo/oxoxoxo/xoxoxox/xoxoxox/oxoxoxo/xoxoxox x").unwrap();
+        let (r, its) = run(&p, depth(3));
+        assert_eq!(r.last.lines[0].score, Score::Draw, "{its:?}");
     }
 
     #[test]
