@@ -55,7 +55,7 @@ impl<const W: usize, const H: usize> Geometry<W, H> {
     pub const ODD_ROWS: u64 = Self::BOTTOM * (0x5555_5555_5555_5555u64 & ((1u64 << H) - 1));
     /// The rows whose 0-based index has the parity of `H`: when every column has an even number
     /// of empty cells, these are the empty cells the side to move plays into first.
-    pub const MOVER_ROWS: u64 = if H % 2 == 0 {
+    pub const MOVER_ROWS: u64 = if H.is_multiple_of(2) {
         Self::ODD_ROWS
     } else {
         Self::BOARD ^ Self::ODD_ROWS
@@ -207,7 +207,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
     pub const HEIGHT: usize = H;
     pub const CELLS: usize = W * H;
     /// The best score a position can have: a win with the first disc of the side to move.
-    pub const MAX_SCORE: i32 = ((W * H + 1) / 2) as i32;
+    pub const MAX_SCORE: i32 = (W * H).div_ceil(2) as i32;
 
     /// The empty board.
     pub const fn new() -> Self {
@@ -250,7 +250,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
         self.moves
     }
     pub fn side_to_move(&self) -> Player {
-        if self.moves % 2 == 0 {
+        if self.moves.is_multiple_of(2) {
             Player::First
         } else {
             Player::Second

@@ -7,7 +7,7 @@ pub const fn column_order<const W: usize>() -> [usize; W] {
     let mut i = 0;
     while i < W {
         // W/2, W/2-1, W/2+1, W/2-2, ... ; for even W the left of the two centres comes second
-        let step = (i + 1) / 2;
+        let step = i.div_ceil(2);
         order[i] = if i % 2 == 1 {
             W / 2 - step
         } else {

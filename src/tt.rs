@@ -220,7 +220,7 @@ impl TransTable {
 
     /// Permille of the first thousand slots in use by the current generation (UCI's hashfull).
     pub fn hashfull(&self) -> u32 {
-        let mut used = 0;
+        let mut used = 0u32;
         let mut seen = 0;
         'outer: for b in &self.buckets {
             for s in &b.slots {
@@ -233,11 +233,7 @@ impl TransTable {
                 }
             }
         }
-        if seen == 0 {
-            0
-        } else {
-            used * 1000 / seen
-        }
+        (used * 1000).checked_div(seen).unwrap_or(0)
     }
 }
 
