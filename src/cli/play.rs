@@ -522,15 +522,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             .or_else(|| root.legal_columns().next())
             .expect("a game that goes on has a legal column");
         self.play(col);
-        let mut last = result.last;
-        if self.pos.is_full() && !self.pos.last_mover_won() {
-            // the search scores the last empty cell as if the full board were lost for the side
-            // to move (a full board has no non-losing move); the rules say it is a draw
-            for line in &mut last.lines {
-                line.score = Score::Draw;
-            }
-        }
-        let line = format!("vier plays {} ({})", col + 1, summary(&last));
+        let line = format!("vier plays {} ({})", col + 1, summary(&result.last));
         self.say(&line)
     }
 
