@@ -20,7 +20,7 @@ use std::time::Instant;
 /// mirror image was already searched is highest and the extra work per node pays.
 const SYMMETRY_PLIES: u32 = 16;
 /// Enhanced transposition cutoffs (probing every child before searching any) below this ply.
-const ETC_PLIES: u32 = 24;
+const ETC_PLIES: u32 = 64;
 
 /// Score of a position whose game has ended, or `None` if it goes on.
 pub fn terminal_score<const W: usize, const H: usize>(p: &Position<W, H>) -> Option<i32> {
@@ -246,7 +246,12 @@ impl Solver {
         // Claimeven (Allis): when every column has an even number of empty cells, the opponent
         // can answer each move in the same column, so we only ever get the cells of our row
         // parity. If those and our discs hold no four, we cannot win.
-        if max > 0 && p.possible() & !Geometry::<W, H>::MOVER_ROWS == 0 {
+        if max > 0
+            && !Position::<W, H>::has_four(p.current() | (Geometry::<W, H>::BOARD & !p.mask()))
+        {
+            // no four is left that we could complete with all the empty cells
+            max = 0;
+        } else if max > 0 && p.possible() & !Geometry::<W, H>::MOVER_ROWS == 0 {
             let ours =
                 p.current() | (Geometry::<W, H>::BOARD & !p.mask() & Geometry::<W, H>::MOVER_ROWS);
             if !Position::<W, H>::has_four(ours) {
@@ -285,7 +290,10 @@ impl Solver {
         }
 
         // Enhanced transposition cutoff: a child already known to be bad enough for the
-        // opponent proves a cutoff without searching anything.
+        // opponent proves a cutoff without searching anything. A child known to be no better
+        // for us than alpha cannot raise it: it is not searched, its bound only caps ours.
+        let mut todo = next;
+        let mut best = i32::MIN;
         if (moves as u32) < ETC_PLIES {
             let mut m = next;
             while m != 0 {
@@ -303,7 +311,15 @@ impl Solver {
                         self.store(key, -e.upper, i32::MAX, Some(orient(col)), 1);
                         return -e.upper;
                     }
+                    if -e.lower <= alpha {
+                        todo ^= bit;
+                        best = best.max(-e.lower);
+                    }
                 }
+            }
+            if todo == 0 {
+                self.store(key, i32::MIN, best, None, 1);
+                return best;
             }
         }
 
@@ -313,7 +329,7 @@ impl Solver {
         let mut sorter = MoveSorter::new();
         let order = column_order::<W>();
         for &col in order.iter().rev() {
-            let bit = next & Geometry::<W, H>::column_mask(col);
+            let bit = todo & Geometry::<W, H>::column_mask(col);
             if bit == 0 {
                 continue;
             }
@@ -331,7 +347,6 @@ impl Solver {
 
         let alpha_orig = alpha;
         let nodes_before = self.nodes;
-        let mut best = i32::MIN;
         let mut best_col = None;
         let mut first = true;
         for (bit, col) in sorter {
