@@ -349,7 +349,9 @@ def play_match(ref, binary: str, ms: int, args, path: str, log) -> dict:
             moves[ply["by"]] += 1
     tri = ref.trinomial_stats(s["wins"], s["draws"], s["losses"])
     pen = ref.pentanomial_stats(s["penta"])
-    return {"ms": ms, "ref_ms": args.ref_ms, "games": len(games), "wins": s["wins"],
+    header = next((r for r in recs if r.get("type") == "match"), {})
+    return {"ms": ms, "ref_ms": args.ref_ms, "games": len(games),
+            "openings": header.get("openings", []), "wins": s["wins"],
             "draws": s["draws"], "losses": s["losses"], "score": tri["score"],
             "penta": s["penta"], "terminations": s["terminations"],
             "elo": pen["elo"], "elo_low": pen["elo_low"], "elo_high": pen["elo_high"],
@@ -443,18 +445,21 @@ def plot(out_dir: str, times: list[int], summary: dict, matches: dict, ref_ms: i
 
     def elo(ax):
         ts = [t for t in times if t in matches]
+        seen = [abs(v) for t in ts for v in (matches[t]["elo"], matches[t]["elo_low"],
+                                             matches[t]["elo_high"]) if finite(v)]
+        cap = min(ELO_CAP, max(seen + [100.0]) * 1.15)  # the axis limit; infinities drawn there
         for t in ts:
             m = matches[t]
             e = m["elo"]
             if e is None:
                 continue
             if math.isinf(e):
-                ax.plot([t], [math.copysign(ELO_CAP, e)], marker="^" if e > 0 else "v",
+                ax.plot([t], [math.copysign(cap, e)], marker="^" if e > 0 else "v",
                         color="tab:red", markersize=9, linestyle="none")
                 continue
             # an unbounded end of the interval is drawn up to the axis limit
-            lo = -ELO_CAP if m["elo_low"] is None or not finite(m["elo_low"]) else m["elo_low"]
-            hi = ELO_CAP if m["elo_high"] is None or not finite(m["elo_high"]) else m["elo_high"]
+            lo = -cap if m["elo_low"] is None or not finite(m["elo_low"]) else m["elo_low"]
+            hi = cap if m["elo_high"] is None or not finite(m["elo_high"]) else m["elo_high"]
             if m["elo_low"] is None:  # no spread in the results: no interval
                 lo = hi = e
             ax.errorbar([t], [e], yerr=[[max(0.0, e - lo)], [max(0.0, hi - e)]], fmt="o",
@@ -465,7 +470,7 @@ def plot(out_dir: str, times: list[int], summary: dict, matches: dict, ref_ms: i
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.axvline(ref_ms, color="grey", linewidth=0.8, linestyle=":")
         ax.set_xscale("log")
-        ax.set_ylim(-ELO_CAP - 50, ELO_CAP + 50)
+        ax.set_ylim(-cap - 50, cap + 50)
         ax.set_xlabel("thinking time per move (ms)")
         ax.set_ylabel(f"Elo vs vier at {ref_ms} ms (95% interval)")
         ax.set_title("Strength")
@@ -594,13 +599,23 @@ def report_md(meta: dict, times: list[int], summary: dict, matches: dict, plotte
     if matches:
         m0 = next(iter(matches.values()))
         L.append("## Matches\n")
+        openings = m0.get("openings", [])
+        passes = a["games"] / (2 * len(openings)) if openings else 0
         L.append(f"vier at T ms per move against the same binary at {m0['ref_ms']} ms, "
-                 f"{a['games']} games per time ({a['games'] // 2} opening pairs from "
-                 f"`{os.path.relpath(a['openings'], ROOT)}`, colours swapped within a pair), "
-                 "`tools/referee.py --concurrency 1`. Elo is from the pentanomial pair "
-                 "statistics with its 95% interval; with so few games the intervals are wide "
-                 "(±100-200 Elo) and a 100% or 0% score has an infinite Elo (drawn as a triangle). "
-                 "The T = reference row is a self-play check. Game records: `matches/T.jsonl`.\n")
+                 f"{a['games']} games per time: {a['games'] // 2} pairs of colour-swapped games "
+                 + (f"over the {len(openings)} openings of " if a["games"] // 2 >= len(openings)
+                    else f"over the first {a['games'] // 2} of the {len(openings)} openings of ")
+                 + f"`{os.path.relpath(a['openings'], ROOT) if os.path.isabs(a['openings']) else a['openings']}`"
+                 + (f" ({passes:g} passes: under a fixed movetime the depth reached depends on the "
+                    "machine's timing, so a repeated opening usually gives a different game, but "
+                    "not always, and the results cluster by opening; the intervals, which treat "
+                    "pairs as independent, understate the uncertainty)" if passes > 1 else "")
+                 + ", one game at a time (`tools/referee.py --concurrency 1`). Elo is from the "
+                 "pentanomial pair statistics with its 95% interval; the intervals are wide "
+                 "for so few games, and a 100% or 0% score has an infinite Elo (an open end in "
+                 "the plot). The T = reference row is a self-play check. The per-move times are "
+                 "the referee's measurements: once a position is proven the engine moves at "
+                 "once, so the mean is far below T. Game records: `matches/T.jsonl`.\n")
         L.append("| ms | games | W / D / L | score | Elo (95% interval) | mean ms per move (vier / ref) | terminations |")
         L.append("|---|---|---|---|---|---|---|")
         for t in times:
@@ -622,7 +637,9 @@ def report_md(meta: dict, times: list[int], summary: dict, matches: dict, plotte
 
 def git_info() -> tuple[str, bool]:
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+        # the last commit that changed the engine (src/, Cargo files), not docs or tools
+        commit = subprocess.run(["git", "log", "-1", "--format=%h", "--", "src", "Cargo.toml",
+                                 "Cargo.lock"], cwd=ROOT,
                                 capture_output=True, text=True).stdout.strip() or "unknown"
         dirty = bool(subprocess.run(["git", "status", "--porcelain", "--", "src", "Cargo.toml",
                                      "Cargo.lock"], cwd=ROOT, capture_output=True,
@@ -645,6 +662,29 @@ def engine_id(binary: str) -> str:
     return "unknown"
 
 
+def replot(out_dir: str) -> int:
+    with open(os.path.join(out_dir, "results.json")) as fh:
+        res = json.load(fh)
+    meta = res["meta"]
+    times = meta["times"]
+    summary = {t: res["summary"][str(t)] for t in times}
+    matches = {t: res["matches"][str(t)] for t in times if str(t) in res["matches"]}
+    for m in matches.values():
+        if not m.get("openings"):  # results written before the openings were recorded
+            path = os.path.join(out_dir, "matches", f"{m['ms']}.jsonl")
+            if os.path.exists(path):
+                with open(path) as fh:
+                    m["openings"] = json.loads(fh.readline()).get("openings", [])
+    plotted = importlib.util.find_spec("matplotlib") is not None
+    if plotted:
+        plot(out_dir, times, summary, matches, meta["args"]["ref_ms"],
+             f"vier {meta['commit']}: {meta['args']['positions']} positions per phase, "
+             f"{meta['args']['games']} games per time")
+    with open(os.path.join(out_dir, "report.md"), "w") as fh:
+        fh.write(report_md(meta, times, summary, matches, plotted))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -653,7 +693,7 @@ def main(argv=None) -> int:
     ap.add_argument("--times", help="thinking times in ms, e.g. 1,3,10,30,100,300,1000")
     ap.add_argument("--positions", type=int, help="positions per phase (default 100, quick 2)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the position sample (default 1)")
-    ap.add_argument("--games", type=int, help="games per time point (even; default 32 = the 16 openings x 2 colours; quick 2)")
+    ap.add_argument("--games", type=int, help="games per time point (even; default 96 = the 16 openings x 2 colours x 3 passes; quick 2)")
     ap.add_argument("--ref-ms", type=int, default=10, help="the reference's ms per move (default 10)")
     ap.add_argument("--openings", default=os.path.join(HERE, "openings.txt"))
     ap.add_argument("--margin", type=int, default=50, help="referee --margin in ms (default 50)")
@@ -661,19 +701,24 @@ def main(argv=None) -> int:
                     help="directory of Pons' Test_* files (default ../shared/data/pons)")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "docs", "study"))
     ap.add_argument("--oracle", help="cached exact scores (default <out-dir>/oracle.json)")
-    ap.add_argument("--commit", help="the commit the binary was built from, for the report "
-                    "(default: git HEAD, flagged if src/ has uncommitted changes)")
+    ap.add_argument("--commit", help="the commit the binary was built from, for the report (default: the "
+                    "last commit that changed src/ or Cargo.*, flagged if they have uncommitted "
+                    "changes)")
     ap.add_argument("--no-matches", action="store_true", help="skip the referee matches")
     ap.add_argument("--resume", action="store_true",
                     help="continue the matches of an interrupted run (keep matches/*.jsonl)")
+    ap.add_argument("--replot", action="store_true",
+                    help="only redraw the plots and rewrite report.md from <out-dir>/results.json")
     ap.add_argument("--quick", action="store_true",
                     help="seconds-long smoke run: times 3,30, 2 positions per phase, 2 games")
     args = ap.parse_args(argv)
 
+    if args.replot:
+        return replot(args.out_dir)
     times = [int(x) for x in args.times.split(",")] if args.times else \
         (QUICK_TIMES if args.quick else DEFAULT_TIMES)
     args.positions = args.positions or (2 if args.quick else 100)
-    args.games = args.games if args.games is not None else (2 if args.quick else 32)
+    args.games = args.games if args.games is not None else (2 if args.quick else 96)
     if args.games % 2:
         ap.error("--games must be even (pairs of colour-swapped games)")
     args.oracle = args.oracle or os.path.join(args.out_dir, "oracle.json")
