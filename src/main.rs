@@ -31,8 +31,9 @@ enum Cmd {
         /// Board size, WxH.
         #[arg(long, default_value = "7x6")]
         size: Size,
-        /// Transposition table size in MB.
-        #[arg(long, default_value_t = 64)]
+        /// Size in MB of the table for positions near the root (the cache-sized table for
+        /// the rest is fixed); the empty 7x6 board wants 1024 or more.
+        #[arg(long, default_value_t = 16)]
         hash: usize,
     },
     /// Solves a fixed list of positions; the last line `<N> nodes <M> nps` is the signature.

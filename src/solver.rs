@@ -19,6 +19,10 @@ use std::time::Instant;
 /// Positions with fewer discs than this use the mirror-symmetric key: there, the chance that a
 /// mirror image was already searched is highest and the extra work per node pays.
 const SYMMETRY_PLIES: u32 = 16;
+/// Positions with at least this many discs use the small table (see [`Solver`]).
+const NEAR_PLIES: u32 = 22;
+/// Size of the small table: about what stays in a core's cache.
+const NEAR_TABLE_MB: usize = 1;
 /// Enhanced transposition cutoffs (probing every child before searching any) below this ply.
 const ETC_PLIES: u32 = 64;
 
@@ -43,7 +47,12 @@ pub fn wdl(score: i32) -> i32 {
 /// The solver with its table and statistics. Reuse one for many positions: the table carries over
 /// unless [`Solver::clear`] is called.
 pub struct Solver {
+    /// Positions near the root of a search: few, expensive, worth a large table.
     tt: TransTable,
+    /// Positions with at least `NEAR_PLIES` discs: many cheap ones, kept in a table small
+    /// enough to stay in the CPU cache (a probe into a large table is a cache miss, and the
+    /// misses, not the arithmetic, bound the node rate).
+    near: TransTable,
     history: History,
     nodes: u64,
     stop: Option<std::sync::Arc<AtomicBool>>,
@@ -65,6 +74,7 @@ impl Solver {
     pub fn with_table(tt: TransTable) -> Solver {
         Solver {
             tt,
+            near: TransTable::new(NEAR_TABLE_MB),
             history: History::default(),
             nodes: 0,
             stop: None,
@@ -86,6 +96,7 @@ impl Solver {
     /// Forgets the table and the history: the next search starts from nothing.
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.near.clear();
         self.history = History::default();
     }
 
@@ -274,7 +285,7 @@ impl Solver {
         // the table stores moves in the orientation of its key
         let orient = |c: usize| if mirrored { W - 1 - c } else { c };
         let mut tt_move = None;
-        if let Some(e) = self.tt.probe(key) {
+        if let Some(e) = self.table_for(moves as u32).probe(key) {
             if e.lower >= beta {
                 return e.lower;
             }
@@ -305,10 +316,10 @@ impl Solver {
                 } else {
                     child.key()
                 };
-                if let Some(e) = self.tt.probe(ckey) {
+                if let Some(e) = self.table_for(moves as u32 + 1).probe(ckey) {
                     if -e.upper >= beta {
                         let col = (bit.trailing_zeros() as usize) / (H + 1);
-                        self.store(key, -e.upper, i32::MAX, Some(orient(col)), 1);
+                        self.store(moves as u32, key, -e.upper, i32::MAX, Some(orient(col)), 1);
                         return -e.upper;
                     }
                     if -e.lower <= alpha {
@@ -318,7 +329,7 @@ impl Solver {
                 }
             }
             if todo == 0 {
-                self.store(key, i32::MIN, best, None, 1);
+                self.store(moves as u32, key, i32::MIN, best, None, 1);
                 return best;
             }
         }
@@ -374,7 +385,14 @@ impl Solver {
                 let work = self.nodes - nodes_before;
                 self.history
                     .reward(side, bit, (64 - work.leading_zeros()).pow(2));
-                self.store(key, s, i32::MAX, best_col.map(orient), bit_length(work));
+                self.store(
+                    moves as u32,
+                    key,
+                    s,
+                    i32::MAX,
+                    best_col.map(orient),
+                    bit_length(work),
+                );
                 return s;
             }
             if s > alpha {
@@ -383,9 +401,16 @@ impl Solver {
         }
         let work = bit_length(self.nodes - nodes_before);
         if best > alpha_orig {
-            self.store(key, best, best, best_col.map(orient), work);
+            self.store(moves as u32, key, best, best, best_col.map(orient), work);
         } else {
-            self.store(key, i32::MIN, best, best_col.map(orient), work);
+            self.store(
+                moves as u32,
+                key,
+                i32::MIN,
+                best,
+                best_col.map(orient),
+                work,
+            );
         }
         best
     }
@@ -404,11 +429,37 @@ impl Solver {
     }
 
     #[inline(always)]
-    fn store(&mut self, key: u64, lower: i32, upper: i32, best_col: Option<usize>, work: u32) {
-        let lower = lower.max(-100);
-        let upper = upper.min(100);
-        self.tt
-            .store(key, lower, upper, best_col.map(|c| c as u8), work);
+    fn table_for(&self, moves: u32) -> &TransTable {
+        if moves >= NEAR_PLIES {
+            &self.near
+        } else {
+            &self.tt
+        }
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        moves: u32,
+        key: u64,
+        lower: i32,
+        upper: i32,
+        best_col: Option<usize>,
+        work: u32,
+    ) {
+        let table = if moves >= NEAR_PLIES {
+            &mut self.near
+        } else {
+            &mut self.tt
+        };
+        table.store(
+            key,
+            lower.max(-100),
+            upper.min(100),
+            best_col.map(|c| c as u8),
+            work,
+        );
     }
 }
 
