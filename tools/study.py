@@ -320,6 +320,39 @@ def summarize_positions(rows: list[dict]) -> dict:
 # Matches
 # ---------------------------------------------------------------------------
 
+def opening_values(path: str) -> dict[str, int]:
+    """Exact scores written as '# score +N' comments by make_openings.py (side to move's view)."""
+    out = {}
+    try:
+        with open(path) as fh:
+            for line in fh:
+                body, _, comment = line.partition("#")
+                words = comment.split()
+                if body.strip() and len(words) >= 2 and words[0] == "score":
+                    out[body.strip().replace(" ", "")] = int(words[1])
+    except OSError:
+        pass
+    return out
+
+
+VALUE_CLASSES = ("won for vier", "drawn", "lost for vier")
+
+
+def value_breakdown(games, values: dict[str, int]) -> dict | None:
+    """vier's (A's) points by the opening's exact value for A: [points, games] per class."""
+    out = {k: [0.0, 0] for k in VALUE_CLASSES}
+    for g in games:
+        v = values.get(g["opening"])
+        if v is None:
+            return None
+        a_to_move = (g["first"] == "A") == (len(g["opening"]) % 2 == 0)
+        v = v if a_to_move else -v
+        k = VALUE_CLASSES[0] if v > 0 else VALUE_CLASSES[1] if v == 0 else VALUE_CLASSES[2]
+        out[k][0] += g["score_a"]
+        out[k][1] += 1
+    return out
+
+
 def play_match(ref, binary: str, ms: int, args, path: str, log) -> dict:
     resume = args.resume and os.path.exists(path)
     if os.path.exists(path) and not resume:
@@ -351,6 +384,7 @@ def play_match(ref, binary: str, ms: int, args, path: str, log) -> dict:
     pen = ref.pentanomial_stats(s["penta"])
     header = next((r for r in recs if r.get("type") == "match"), {})
     return {"ms": ms, "ref_ms": args.ref_ms, "games": len(games),
+            "by_opening_value": value_breakdown(games.values(), opening_values(args.openings)),
             "openings": header.get("openings", []), "wins": s["wins"],
             "draws": s["draws"], "losses": s["losses"], "score": tri["score"],
             "penta": s["penta"], "terminations": s["terminations"],
@@ -627,6 +661,18 @@ def report_md(meta: dict, times: list[int], summary: dict, matches: dict, plotte
                      f"{fmt_elo(m['elo_high'])}) | {m['mean_move_ms']:g} / {m['ref_mean_move_ms']:g} | "
                      + ", ".join(f"{k} {v}" for k, v in sorted(m["terminations"].items())) + " |")
         L.append("")
+        rows = [(t, matches[t].get("by_opening_value")) for t in times if t in matches]
+        if rows and all(b for _, b in rows):
+            L.append("Where the points come from: vier's points by the exact value of the "
+                     "opening for vier (the scores in the opening file's comments). In a drawn "
+                     "opening a perfect player never loses; in a lost one it can only profit "
+                     "from the reference's mistakes.\n")
+            L.append("| ms | " + " | ".join(VALUE_CLASSES) + " |")
+            L.append("|---|---|---|---|")
+            for t, b in rows:
+                L.append(f"| {t} | " + " | ".join(
+                    f"{b[k][0]:g} / {b[k][1]}" if b[k][1] else "-" for k in VALUE_CLASSES) + " |")
+            L.append("")
     L.append("## Files\n")
     L.append("`results.json` (all numbers and the settings), `summary.csv` (one row per time), "
              "`positions.csv` (every position at every time: move, depth, nodes, score, "
@@ -669,12 +715,25 @@ def replot(out_dir: str) -> int:
     times = meta["times"]
     summary = {t: res["summary"][str(t)] for t in times}
     matches = {t: res["matches"][str(t)] for t in times if str(t) in res["matches"]}
+    values = opening_values(os.path.join(ROOT, meta["args"]["openings"])
+                            if not os.path.isabs(meta["args"]["openings"]) else meta["args"]["openings"])
     for m in matches.values():
+        if "by_opening_value" not in m:  # results written before this was recorded
+            path = os.path.join(out_dir, "matches", f"{m['ms']}.jsonl")
+            if os.path.exists(path):
+                with open(path) as fh:
+                    games = [json.loads(l) for l in fh if l.strip()]
+                m["by_opening_value"] = value_breakdown(
+                    [g for g in games if g.get("type") == "game"], values)
         if not m.get("openings"):  # results written before the openings were recorded
             path = os.path.join(out_dir, "matches", f"{m['ms']}.jsonl")
             if os.path.exists(path):
                 with open(path) as fh:
                     m["openings"] = json.loads(fh.readline()).get("openings", [])
+    res["matches"] = {str(t): m for t, m in matches.items()}
+    with open(os.path.join(out_dir, "results.json"), "w") as fh:
+        json.dump(res, fh, indent=1)
+        fh.write("\n")
     plotted = importlib.util.find_spec("matplotlib") is not None
     if plotted:
         plot(out_dir, times, summary, matches, meta["args"]["ref_ms"],

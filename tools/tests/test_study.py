@@ -77,6 +77,20 @@ class Pieces(unittest.TestCase):
         self.assertEqual(hi, 1.0)
         self.assertTrue(0.6 < lo < 0.75)
 
+    def test_value_breakdown_by_side_to_move(self):
+        values = {"4444": 1, "3333": 0}  # scores for the side to move after the opening (x here)
+        games = [{"opening": "4444", "first": "A", "score_a": 1.0},   # A is x: won for A
+                 {"opening": "4444", "first": "B", "score_a": 0.5},   # A is o: lost for A
+                 {"opening": "3333", "first": "B", "score_a": 0.0}]
+        got = study.value_breakdown(games, values)
+        self.assertEqual(got, {"won for vier": [1.0, 1], "drawn": [0.0, 1],
+                               "lost for vier": [0.5, 1]})
+        self.assertIsNone(study.value_breakdown([{"opening": "1", "first": "A", "score_a": 1}],
+                                                values))
+        parsed = study.opening_values(os.path.join(ROOT, "tools", "openings.txt"))
+        self.assertEqual(parsed.get("4444"), 1)
+        self.assertEqual(parsed.get("3333"), 0)
+
     def test_stale_oracle_is_refused(self):
         sample = study.sample_positions(DATA, 1, seed=1)
         moves, exact = sample["end"][0]
@@ -120,6 +134,7 @@ class QuickRun(unittest.TestCase):
                 self.assertEqual(m["games"], 2)
                 self.assertEqual(m["wins"] + m["draws"] + m["losses"], 2)
                 self.assertTrue(set(m["terminations"]) <= {"win", "draw"}, m["terminations"])
+                self.assertEqual(sum(n for _, n in m["by_opening_value"].values()), 2)
             # longer thinking never searches less deep on average
             self.assertGreaterEqual(results["summary"]["30"]["begin"]["depth"]["mean"],
                                     results["summary"]["3"]["begin"]["depth"]["mean"])
