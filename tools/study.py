@@ -569,9 +569,12 @@ def report_md(meta: dict, times: list[int], summary: dict, matches: dict, plotte
              f"commit {meta['commit']}{' with uncommitted changes' if meta['dirty'] else ''}; "
              f"{meta['cpus']} CPUs, shared with other work). Wall time of the study: "
              f"{meta['wall_s'] / 60:.1f} min.\n")
+    opts = meta.get("engine_options", {})
+    extra = {k: v for k, v in opts.items() if k not in ("MoveOverhead", "UCI_ShowWDL")}
     L.append("Setup: `go movetime T` with `MoveOverhead 0` (the engine thinks the whole T), "
-             "default `Hash` (32 MB), a fresh game (`ucinewgame`) per position; one engine "
-             "searching at a time.\n")
+             + (", ".join(f"`{k} {v}`" for k, v in extra.items()) if extra
+                else "default `Hash` (32 MB)")
+             + ", a fresh game (`ucinewgame`) per position; one engine searching at a time.\n")
     if plotted:
         L.append("![accuracy, Elo and depth against thinking time](study.svg)\n")
     n = a["positions"]
@@ -763,6 +766,9 @@ def main(argv=None) -> int:
     ap.add_argument("--commit", help="the commit the binary was built from, for the report (default: the "
                     "last commit that changed src/ or Cargo.*, flagged if they have uncommitted "
                     "changes)")
+    ap.add_argument("--option", action="append", default=[], metavar="Name=Value",
+                    help="an engine option for every engine of the study (both sides of the "
+                    "matches), e.g. --option Hash=256; repeatable")
     ap.add_argument("--no-matches", action="store_true", help="skip the referee matches")
     ap.add_argument("--resume", action="store_true",
                     help="continue the matches of an interrupted run (keep matches/*.jsonl)")
@@ -782,6 +788,11 @@ def main(argv=None) -> int:
         ap.error("--games must be even (pairs of colour-swapped games)")
     args.oracle = args.oracle or os.path.join(args.out_dir, "oracle.json")
     args.openings = os.path.abspath(args.openings)
+    for opt in args.option:
+        name, eq, value = opt.partition("=")
+        if not eq or not name.strip():
+            ap.error(f"--option {opt!r}: expected Name=Value")
+        ENGINE_OPTIONS[name.strip()] = value.strip()
     if not (os.path.isfile(args.bin) and os.access(args.bin, os.X_OK)):
         ap.error(f"--bin {args.bin}: not an executable file (build with cargo build --release)")
 
@@ -826,7 +837,7 @@ def main(argv=None) -> int:
     meta = {"command": cmd, "date": datetime.datetime.now(datetime.timezone.utc)
             .strftime("%Y-%m-%d %H:%M UTC"), "engine_id": eid, "commit": commit, "dirty": dirty,
             "cpus": os.cpu_count(), "wall_s": round(wall, 1), "times": times,
-            "engine_options": ENGINE_OPTIONS,
+            "engine_options": dict(ENGINE_OPTIONS),
             "args": {"positions": args.positions, "seed": args.seed, "games": args.games,
                      "ref_ms": args.ref_ms, "openings": args.openings, "margin": args.margin,
                      "quick": args.quick},
