@@ -18,7 +18,7 @@ use std::time::Instant;
 
 /// Positions with fewer discs than this use the mirror-symmetric key: there, the chance that a
 /// mirror image was already searched is highest and the extra work per node pays.
-const SYMMETRY_PLIES: u32 = 16;
+const SYMMETRY_PLIES: u32 = 24;
 /// Positions with at least this many discs use the small table (see [`Solver`]).
 const NEAR_PLIES: u32 = 22;
 /// Size of the small table: about what stays in a core's cache.
