@@ -151,6 +151,13 @@ class QuickRun(unittest.TestCase):
                 report = fh.read()
             self.assertIn("## Move accuracy", report)
             self.assertIn("## Matches", report)
+            # --replot rewrites the report and plots from results.json alone
+            os.remove(os.path.join(d, "report.md"))
+            res2 = subprocess.run([sys.executable, STUDY, "--replot", "--out-dir", d],
+                                  capture_output=True, text=True, timeout=120)
+            self.assertEqual(res2.returncode, 0, res2.stderr)
+            with open(os.path.join(d, "report.md")) as fh:
+                self.assertEqual(fh.read(), report)
             plots = ["accuracy.svg", "elo.svg", "depth.svg", "study.svg"]
             if importlib.util.find_spec("matplotlib") is not None:
                 for p in plots:
@@ -158,6 +165,30 @@ class QuickRun(unittest.TestCase):
                         self.assertIn("<svg", fh.read(2000), p)
             else:
                 self.assertIn("matplotlib missing", res.stderr)
+
+    def test_engine_option_reaches_report_and_bad_option_is_refused(self):
+        binary = vier_bin(self)
+        with tempfile.TemporaryDirectory() as d:
+            oracle = os.path.join(d, "oracle.json")
+            if os.path.exists(COMMITTED_ORACLE):
+                shutil.copy(COMMITTED_ORACLE, oracle)
+            res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--times", "5",
+                                  "--positions", "1", "--no-matches", "--option", "Hash=4",
+                                  "--out-dir", d, "--oracle", oracle],
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(os.path.join(d, "results.json")) as fh:
+                results = json.load(fh)
+            self.assertEqual(results["meta"]["engine_options"]["Hash"], "4")
+            self.assertEqual(results["matches"], {})
+            with open(os.path.join(d, "report.md")) as fh:
+                report = fh.read()
+            self.assertIn("`Hash 4`", report)
+            self.assertNotIn("## Matches", report)
+            bad = subprocess.run([sys.executable, STUDY, "--bin", binary, "--option", "Hash",
+                                  "--out-dir", d], capture_output=True, text=True, timeout=60)
+            self.assertEqual(bad.returncode, 2)
+            self.assertIn("Name=Value", bad.stderr)
 
     def test_full_mode_needs_matplotlib_or_plots(self):
         """Without matplotlib the full study refuses to start (it must plot)."""
