@@ -466,6 +466,17 @@ impl<const W: usize, const H: usize> Position<W, H> {
     }
 
     /// The position reached by a move string from the empty board.
+    ///
+    /// ```
+    /// use vier::board::{BoardError, Position};
+    /// let p = Position::<7, 6>::from_moves("4453").unwrap();
+    /// assert_eq!(p.to_board_string(), "7/7/7/7/3o3/2oxx2 x");
+    /// assert_eq!(Position::<7, 6>::from_board_string("7/7/7/7/3o3/2oxx2 x"), Ok(p));
+    /// assert_eq!(
+    ///     Position::<7, 6>::from_moves("4444444"),
+    ///     Err(BoardError::ColumnFull { pos: 6, col: 4 })
+    /// );
+    /// ```
     pub fn from_moves(moves: &str) -> Result<Self, BoardError> {
         let mut p = Self::new();
         p.play_moves(moves)?;
@@ -873,6 +884,14 @@ impl fmt::Display for Size {
 /// Calls a generic function or method monomorphised for a run-time [`Size`]:
 /// `with_size!(size, my_fn::<W, H>(args))` — `W` and `H` are bound inside the expression.
 /// Every supported size is listed, so no size falls through; an unsupported one cannot be built.
+///
+/// ```
+/// use vier::board::{perft, Position, Size};
+/// use vier::with_size;
+/// let size: Size = "5x4".parse().unwrap();
+/// let n = with_size!(size, perft(&Position::<W, H>::new(), 2));
+/// assert_eq!(n, 25);
+/// ```
 #[macro_export]
 macro_rules! with_size {
     ($size:expr, $body:expr) => {{
