@@ -4,14 +4,15 @@
 //! `W*H/2 + 1 - k` for the winner (22 - k on 7x6) and its negation for the loser; the sign is
 //! always from the side to move's point of view.
 //!
-//! Negamax with alpha-beta over the non-losing moves only, bounds clamped by the moves left, a
-//! transposition table with both bounds and the best move, the mirror-symmetric key near the
-//! root, enhanced transposition cutoffs, and move ordering by the table's move, the threats a
-//! move creates, history and centre. The root value is found by null-window searches that narrow
-//! the window.
+//! Negamax with alpha-beta over the non-losing moves only, bounds clamped by the moves left and by
+//! static rules (claimeven, no four left), two transposition tables (a large one near the root, a
+//! cache-sized one deeper) with both bounds and the best move, the mirror-symmetric key near the
+//! root, enhanced transposition cutoffs at every node, and move ordering by the threats a move
+//! creates with the table's move and the centre as tie-breaks. The root value is found by
+//! null-window searches that narrow the window.
 
 use crate::board::{Geometry, Position};
-use crate::ordering::{column_order, History, MoveSorter};
+use crate::ordering::{column_order, MoveSorter};
 use crate::tt::TransTable;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -53,7 +54,6 @@ pub struct Solver {
     /// enough to stay in the CPU cache (a probe into a large table is a cache miss, and the
     /// misses, not the arithmetic, bound the node rate).
     near: TransTable,
-    history: History,
     nodes: u64,
     stop: Option<std::sync::Arc<AtomicBool>>,
     deadline: Option<Instant>,
@@ -75,7 +75,6 @@ impl Solver {
         Solver {
             tt,
             near: TransTable::new(NEAR_TABLE_MB),
-            history: History::default(),
             nodes: 0,
             stop: None,
             deadline: None,
@@ -93,11 +92,10 @@ impl Solver {
         self.nodes = 0;
     }
 
-    /// Forgets the table and the history: the next search starts from nothing.
+    /// Forgets the tables: the next search starts from nothing.
     pub fn clear(&mut self) {
         self.tt.clear();
         self.near.clear();
-        self.history = History::default();
     }
 
     pub fn table(&self) -> &TransTable {
@@ -334,7 +332,6 @@ impl Solver {
             }
         }
 
-        let side = (moves & 1) as usize;
         // our threats right above an opponent threat can never be played first
         let opp_threats = p.opponent_winning_cells();
         let mut sorter = MoveSorter::new();
@@ -383,8 +380,6 @@ impl Solver {
             }
             if s >= beta {
                 let work = self.nodes - nodes_before;
-                self.history
-                    .reward(side, bit, (64 - work.leading_zeros()).pow(2));
                 self.store(
                     moves as u32,
                     key,
