@@ -1,25 +1,10 @@
 //! The subcommands as people run them: through the real binary's stdin, stdout, stderr and
 //! exit status.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn vier(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the vier binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::run_vier as vier;
+use std::process::Output;
 
 fn lines(o: &Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stdout)

@@ -3,28 +3,16 @@
 //! line is echoed after its prompt. No assertion depends on timing: the engine's moves are only
 //! assumed to be legal, and each game is set up so that its outcome does not depend on them.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::Output;
 use vier::board::Position;
 use vier::solver::Solver;
 
 fn play(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
-        .arg("play")
-        .args(args)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the vier binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    let mut all = vec!["play"];
+    all.extend_from_slice(args);
+    common::run_vier(&all, stdin)
 }
 
 fn stdout(o: &Output) -> String {

@@ -2,7 +2,29 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// Runs the real `vier` binary with `args`, feeding `stdin` and collecting its output.
+/// `NO_COLOR` is removed so plain output comes from stdout not being a terminal, as for a user.
+pub fn run_vier(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the vier binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes())
+        .expect("vier reads its stdin");
+    child.wait_with_output().expect("vier exits")
+}
 
 /// The path of a file under `../shared/data/`, relative to the crate root.
 pub fn data_path(rel: &str) -> PathBuf {
