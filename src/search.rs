@@ -713,7 +713,6 @@ impl Searcher {
             },
             (col != NO_MOVE).then_some(col),
             work,
-            (-64, 64),
         );
     }
 }

@@ -193,25 +193,25 @@ impl Solver {
         p: &Position<W, H>,
         weak: bool,
     ) -> Result<Vec<Option<i32>>, Stopped> {
-        let mut out = vec![None; W];
-        if p.is_game_over() {
-            return Ok(out);
+        (0..W).map(|col| self.solve_column(p, col, weak)).collect()
+    }
+
+    /// The exact score (or with `weak`, win / draw / loss) the side to move gets by playing the
+    /// 0-based `col`; `None` for a full column or a finished game. A winning move needs no
+    /// search: the child is a finished game, scored by [`terminal_score`].
+    pub fn solve_column<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        col: usize,
+        weak: bool,
+    ) -> Result<Option<i32>, Stopped> {
+        if p.is_game_over() || !p.can_play(col) {
+            return Ok(None);
         }
-        let cells = (W * H) as i32;
-        for (col, slot) in out.iter_mut().enumerate() {
-            if !p.can_play(col) {
-                continue;
-            }
-            let s = if p.is_winning_move(col) {
-                (cells + 1 - p.moves() as i32) / 2
-            } else {
-                let mut child = *p;
-                child.play_col(col);
-                -self.solve_window(&child, weak)?
-            };
-            *slot = Some(if weak { wdl(s) } else { s });
-        }
-        Ok(out)
+        let mut child = *p;
+        child.play_col(col);
+        let s = -self.solve_window(&child, weak)?;
+        Ok(Some(if weak { wdl(s) } else { s }))
     }
 
     /// Alpha-beta search of a position where the side to move cannot win at once.
@@ -448,13 +448,7 @@ impl Solver {
         } else {
             &mut self.tt
         };
-        table.store(
-            key,
-            lower.max(-100),
-            upper.min(100),
-            best_col.map(|c| c as u8),
-            work,
-        );
+        table.store(key, lower, upper, best_col.map(|c| c as u8), work);
     }
 }
 

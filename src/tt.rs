@@ -41,6 +41,9 @@ const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 const _: () = assert!(std::mem::align_of::<Bucket>() == 64);
 
 const SCORE_OFFSET: i32 = 128;
+/// Stored for a bound that is not known: beyond every real score (at most 32 in magnitude on
+/// the supported boards), so it never cuts; bounds passed in are clamped to this range.
+const NO_BOUND: i32 = 127;
 const WORK_SHIFT: u32 = 20;
 const GEN_SHIFT: u32 = 26;
 const HVAL_SHIFT: u32 = 34;
@@ -148,9 +151,12 @@ impl TransTable {
     }
 
     /// Records exact-score bounds (merged with what is known), a best move and the work done.
+    /// An unknown bound may be passed as `i32::MIN` / `i32::MAX`.
     #[inline(always)]
     pub fn store(&mut self, key: u64, lower: i32, upper: i32, best_move: Option<u8>, work: u32) {
         self.update(key, work, |old| {
+            let lower = lower.clamp(-NO_BOUND, NO_BOUND);
+            let upper = upper.clamp(-NO_BOUND, NO_BOUND);
             let (mut lo, mut hi, mut mv) = (lower, upper, best_move);
             if let Some(o) = old {
                 lo = lo.max(o.lower);
@@ -164,17 +170,10 @@ impl TransTable {
     }
 
     /// Records a depth-limited heuristic result and best move, keeping known exact bounds.
-    pub fn store_heuristic(
-        &mut self,
-        key: u64,
-        h: Heuristic,
-        best_move: Option<u8>,
-        work: u32,
-        score_range: (i32, i32),
-    ) {
+    pub fn store_heuristic(&mut self, key: u64, h: Heuristic, best_move: Option<u8>, work: u32) {
         self.update(key, work, |old| match old {
             Some(o) => (o.lower, o.upper, best_move.or(o.best_move), Some(h)),
-            None => (score_range.0, score_range.1, best_move, Some(h)),
+            None => (-NO_BOUND, NO_BOUND, best_move, Some(h)),
         });
     }
 
@@ -335,7 +334,6 @@ mod tests {
             },
             Some(6),
             3,
-            (-21, 21),
         );
         let e = t.probe(0).unwrap();
         assert_eq!((e.lower, e.upper, e.best_move), (-3, 2, Some(6)));

@@ -652,13 +652,8 @@ fn exact_column<const W: usize, const H: usize>(
     col: usize,
     deadline: Instant,
 ) -> Option<i32> {
-    if p.is_winning_move(col) {
-        return Some(((W * H) as i32 + 1 - p.moves() as i32) / 2);
-    }
-    let mut child = *p;
-    child.play_col(col);
     solver.set_limits(Some(deadline), None);
-    let r = solver.solve(&child).ok().map(|s| -s);
+    let r = solver.solve_column(p, col, false).ok().flatten();
     solver.set_limits(None, None);
     r
 }

@@ -10,7 +10,7 @@
 //! non-zero status.
 
 use super::parse::{parse_line, Command, GoParams, MoveToken, Query, StartPos};
-use crate::board::{perft, Player, Position, Size};
+use crate::board::{perft, BoardError, Player, Position, Size};
 use crate::eval;
 use crate::search::{
     Iteration, Line, Score, ScoreBound, SearchControl, SearchLimits, SearchResult, Searcher,
@@ -772,7 +772,8 @@ impl<O: Write> Engine<O> {
     }
 }
 
-/// Plays one move token with full checks.
+/// Plays one move token with the board's legality checks, and for a drop, checks its rank.
+/// On an error `p` may hold the move already: callers discard it.
 fn play_token<const W: usize, const H: usize>(
     p: &mut Position<W, H>,
     m: MoveToken,
@@ -781,24 +782,20 @@ fn play_token<const W: usize, const H: usize>(
         MoveToken::Column(c) => c as usize,
         MoveToken::Drop { file, .. } => file as usize,
     };
-    if col == 0 || col > W {
-        return Err(format!("column {col} is out of range 1..{W}"));
-    }
-    if p.last_mover_won() {
-        return Err("the game is already over".into());
-    }
-    if !p.can_play(col - 1) {
-        return Err(format!("column {col} is full"));
-    }
+    p.try_play_column(col, 0).map_err(|e| match e {
+        BoardError::ColumnOutOfRange { .. } => format!("column {col} is out of range 1..{W}"),
+        BoardError::MoveAfterGameEnd { .. } => "the game is already over".to_string(),
+        BoardError::ColumnFull { .. } => format!("column {col} is full"),
+        other => other.to_string(),
+    })?;
     if let MoveToken::Drop { rank, .. } = m {
-        let lands = p.column_height(col - 1) + 1;
+        let lands = p.column_height(col - 1);
         if rank as usize != lands {
             return Err(format!(
                 "a disc dropped in column {col} lands on rank {lands}, not {rank}"
             ));
         }
     }
-    p.play_col(col - 1);
     Ok(())
 }
 

@@ -15,6 +15,8 @@ import sys
 import tempfile
 import unittest
 
+from .support import vier_bin
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 STUDY = os.path.join(ROOT, "tools", "study.py")
@@ -24,16 +26,6 @@ COMMITTED_ORACLE = os.path.join(ROOT, "docs", "study", "oracle.json")
 _spec = importlib.util.spec_from_file_location("vier_study", STUDY)
 study = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(study)
-
-
-def vier_bin(test):
-    path = os.environ.get("VIER_BIN")
-    if not path:
-        test.fail("VIER_BIN is not set: point it at the vier binary, e.g. "
-                  "VIER_BIN=target/release/vier python3 -m unittest discover -s tools/tests -t .")
-    if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        test.fail(f"VIER_BIN={path!r} is not an executable file")
-    return os.path.abspath(path)
 
 
 class Pieces(unittest.TestCase):
