@@ -4,6 +4,7 @@
 //! (move ordering), [`solver`] (exact solver), [`protocol`] (the line protocol).
 
 pub mod board;
+pub mod book;
 pub mod cli;
 pub mod eval;
 pub mod ordering;

@@ -38,6 +38,11 @@ enum Cmd {
     },
     /// Solves a fixed list of positions; the last line `<N> nodes <M> nps` is the signature.
     Bench,
+    /// Build, check or inspect an opening book (exact scores of every early position).
+    Book {
+        #[command(subcommand)]
+        cmd: BookCmd,
+    },
     /// Counts move sequences of a given length from a position (rules check).
     Perft {
         depth: u32,
@@ -62,6 +67,94 @@ enum Cmd {
         #[arg(long, default_value = "")]
         position: String,
     },
+}
+
+#[derive(Subcommand)]
+enum BookCmd {
+    /// Solves every position with exactly DEPTH discs, scores the earlier ones from them and
+    /// writes the book; interrupted builds resume from OUT.partial.
+    Build {
+        /// The book holds every position with at most this many discs.
+        #[arg(long)]
+        depth: u32,
+        /// Solver threads (each with its own table).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Table size per thread, MB.
+        #[arg(long, default_value_t = 1024)]
+        hash: usize,
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+        /// The book file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Re-solves a random sample of a book's entries without any book; exit status 1 on a
+    /// mismatch.
+    Verify {
+        file: std::path::PathBuf,
+        /// Entries to check (all if the book has fewer).
+        #[arg(long, default_value_t = 100)]
+        sample: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 256)]
+        hash: usize,
+    },
+    /// Size and depth of a book; with --moves, the book's score of that position and of every
+    /// column.
+    Info {
+        file: std::path::PathBuf,
+        /// Move string (`-` for the empty board).
+        #[arg(long)]
+        moves: Option<String>,
+    },
+}
+
+fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    match cmd {
+        BookCmd::Build {
+            depth,
+            threads,
+            hash,
+            size,
+            out: file,
+        } => {
+            let opts = cli::book::BuildOptions {
+                size,
+                depth,
+                threads,
+                hash_mb: hash,
+                out: file,
+            };
+            cli::book::build(&opts, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
+        }
+        BookCmd::Verify {
+            file,
+            sample,
+            seed,
+            hash,
+        } => {
+            let book = cli::book::load(&file)?;
+            let sum = cli::book::verify(&book, sample, seed, hash, &mut out)?;
+            eprintln!(
+                "checked {} of {} entries, mismatches {}",
+                sum.checked,
+                book.len(),
+                sum.mismatches
+            );
+            Ok(if sum.mismatches > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        BookCmd::Info { file, moves } => {
+            let book = cli::book::load(&file)?;
+            cli::book::info(&book, moves.as_deref(), &mut out).map(|_| ExitCode::SUCCESS)
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -96,6 +189,17 @@ fn main() -> ExitCode {
             })
         }
         Some(Cmd::Bench) => cli::bench::run(&mut io::stdout().lock()).map(|_| ExitCode::SUCCESS),
+        Some(Cmd::Book { cmd }) => book_command(cmd).or_else(|e| {
+            if matches!(
+                e.kind(),
+                io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::NotFound
+            ) {
+                eprintln!("error: {e}");
+                Ok(ExitCode::from(2))
+            } else {
+                Err(e)
+            }
+        }),
         Some(Cmd::Perft { depth, moves, size }) => cli::perft(size, &moves, depth)
             .map(|n| {
                 println!("{n}");

@@ -21,6 +21,7 @@
 //! adjustment between plies.
 
 use crate::board::{Geometry, Position};
+use crate::book::Book;
 use crate::eval;
 use crate::ordering::{column_order, History, MoveSorter};
 use crate::solver::Solver;
@@ -82,6 +83,8 @@ pub struct Iteration {
     pub hashfull: u32,
     /// True once the root's value is proven.
     pub solved: bool,
+    /// Positions the opening book answered since the search started.
+    pub book_hits: u64,
 }
 
 /// Receives each finished depth. Implemented for closures.
@@ -217,6 +220,7 @@ pub struct Searcher {
     can_stop: bool,
     node_limit: u64,
     control: Option<Arc<SearchControl>>,
+    book_hits: u64,
 }
 
 /// A completed root move of one iteration: column, value, line.
@@ -241,15 +245,23 @@ impl Searcher {
             can_stop: false,
             node_limit: u64::MAX,
             control: None,
+            book_hits: 0,
         }
     }
 
-    /// Reallocates both tables (everything learnt is lost).
+    /// Reallocates both tables (everything learnt is lost; the book stays).
     pub fn set_hash(&mut self, hash_mb: usize) {
+        let book = self.solver.book().cloned();
         // free the old tables first, so the peak is not twice the size
         self.tt = TransTable::with_buckets(1);
         self.solver = Solver::new(1);
         *self = Searcher::new(hash_mb);
+        self.solver.set_book(book);
+    }
+
+    /// Installs (or removes) the opening book the solver consults.
+    pub fn set_book(&mut self, book: Option<Arc<Book>>) {
+        self.solver.set_book(book);
     }
 
     /// Forgets everything learnt: the next search behaves like the first after start-up.
@@ -270,6 +282,7 @@ impl Searcher {
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
         self.nodes = 0;
+        self.book_hits = 0;
         self.seldepth = 0;
         self.stopped = false;
         self.can_stop = false;
@@ -310,6 +323,7 @@ impl Searcher {
                 time: control.start.elapsed(),
                 hashfull: self.tt.hashfull(),
                 solved: true,
+                book_hits: 0,
             };
             self.idle(limits, control);
             return SearchResult { best: None, last };
@@ -427,6 +441,7 @@ impl Searcher {
             time: control.start.elapsed(),
             hashfull: self.tt.hashfull(),
             solved,
+            book_hits: self.book_hits,
         }
     }
 
@@ -448,8 +463,33 @@ impl Searcher {
         self.solver.reset_nodes();
         self.solver
             .set_limits(control.hard_deadline(), Some(budget));
+        let moves = root.moves();
+        // With the root's exact value from the book, one null-window test per move finds a move
+        // that keeps it, far sooner than solving every move (one line only: the others' scores
+        // stay unknown).
+        if multipv == 1 && order.len() == root.legal_columns().count() {
+            if let Some(v) = self.solver.book_score(root) {
+                let col = self.solver.move_with_value(root, v);
+                self.nodes += self.solver.nodes();
+                self.book_hits += self.solver.book_hits();
+                if let Ok(Some(c)) = col {
+                    let pv = if self.prev_pv.first() == Some(&(c as u8)) {
+                        self.prev_pv.iter().map(|&m| m as usize).collect()
+                    } else {
+                        vec![c]
+                    };
+                    return Some(vec![Line {
+                        score: solver_score::<W, H>(v, moves),
+                        bound: ScoreBound::Exact,
+                        pv,
+                    }]);
+                }
+                return None;
+            }
+        }
         let scores = self.solver.analyze(root, false);
         self.nodes += self.solver.nodes();
+        self.book_hits += self.solver.book_hits();
         let scores = scores.ok()?;
         let mut ranked: Vec<(usize, i32)> = order
             .iter()
@@ -463,7 +503,6 @@ impl Searcher {
                 centre.iter().position(|&x| x == c).unwrap_or(W),
             )
         });
-        let moves = root.moves();
         Some(
             ranked
                 .iter()

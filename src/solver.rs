@@ -12,9 +12,11 @@
 //! null-window searches that narrow the window.
 
 use crate::board::{Geometry, Position};
+use crate::book::Book;
 use crate::ordering::{column_order, MoveSorter};
 use crate::tt::TransTable;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Positions with fewer discs than this use the mirror-symmetric key: there, the chance that a
@@ -59,6 +61,11 @@ pub struct Solver {
     deadline: Option<Instant>,
     max_nodes: u64,
     stopped: bool,
+    /// Exact scores of the early positions; looked up below `book_moves` discs.
+    book: Option<Arc<Book>>,
+    /// The book's depth + 1 (0 without a book), so that one compare per node skips it.
+    book_moves: u32,
+    book_hits: u64,
 }
 
 /// Returned by searches that were interrupted by the stop flag.
@@ -80,7 +87,39 @@ impl Solver {
             deadline: None,
             max_nodes: u64::MAX,
             stopped: false,
+            book: None,
+            book_moves: 0,
+            book_hits: 0,
         }
+    }
+
+    /// Installs (or removes) an opening book: positions it holds are not searched. A book for
+    /// another board size is never consulted.
+    pub fn set_book(&mut self, book: Option<Arc<Book>>) {
+        self.book_moves = book.as_ref().map_or(0, |b| b.depth() + 1);
+        self.book = book;
+    }
+
+    pub fn book(&self) -> Option<&Arc<Book>> {
+        self.book.as_ref()
+    }
+
+    /// Positions answered by the book since the last [`Solver::reset_nodes`].
+    pub fn book_hits(&self) -> u64 {
+        self.book_hits
+    }
+
+    /// The book's exact score of `p`, if it has one (counted as a hit).
+    pub fn book_score<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Option<i32> {
+        if p.moves() >= self.book_moves {
+            return None;
+        }
+        let s = self.book.as_ref()?.get(p)?;
+        self.book_hits += 1;
+        Some(s)
     }
 
     /// Nodes visited since the last [`Solver::reset_nodes`].
@@ -90,6 +129,7 @@ impl Solver {
 
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
+        self.book_hits = 0;
     }
 
     /// Forgets the tables: the next search starts from nothing.
@@ -159,6 +199,9 @@ impl Solver {
         if p.can_win_next() {
             return Ok((cells + 1 - moves) / 2);
         }
+        if let Some(s) = self.book_score(p) {
+            return Ok(if weak { wdl(s) } else { s });
+        }
         let (mut min, mut max) = (-(cells - moves) / 2, (cells + 1 - moves) / 2);
         if weak {
             min = min.max(-1);
@@ -214,6 +257,65 @@ impl Solver {
         Ok(Some(if weak { wdl(s) } else { s }))
     }
 
+    /// A 0-based column whose exact score is `value`, given that `value` is the exact score of
+    /// `p` (from the book, say): each column in centre-first order gets one null-window test
+    /// ("does the opponent get at most `-value`?"), far cheaper than solving the columns.
+    /// `None` for a finished game, or if no column reaches `value` (the value was wrong).
+    pub fn move_with_value<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        value: i32,
+    ) -> Result<Option<usize>, Stopped> {
+        if p.is_game_over() {
+            return Ok(None);
+        }
+        let cells = (W * H) as i32;
+        let win_now = (cells + 1 - p.moves() as i32) / 2;
+        let order = column_order::<W>();
+        if let Some(&c) = order
+            .iter()
+            .find(|&&c| p.can_play(c) && p.is_winning_move(c))
+        {
+            return Ok((value == win_now).then_some(c));
+        }
+        // the moves that do not hand the opponent a win first: the others score worst
+        let safe = p.non_losing_moves();
+        let cols = order.iter().copied().filter(|&c| p.can_play(c));
+        let (good, bad): (Vec<usize>, Vec<usize>) =
+            cols.partition(|&c| safe & Geometry::<W, H>::column_mask(c) != 0);
+        self.stopped = false;
+        for c in good.into_iter().chain(bad) {
+            let mut child = *p;
+            child.play_col(c);
+            if self.at_most(&child, -value)? {
+                return Ok(Some(c));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether the exact score of `p` is at most `bound` (one null-window search).
+    fn at_most<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        bound: i32,
+    ) -> Result<bool, Stopped> {
+        if let Some(s) = terminal_score(p) {
+            return Ok(s <= bound);
+        }
+        if p.can_win_next() {
+            return Ok((((W * H) as i32 + 1 - p.moves() as i32) / 2) <= bound);
+        }
+        if let Some(s) = self.book_score(p) {
+            return Ok(s <= bound);
+        }
+        let r = self.negamax(p, bound, bound + 1);
+        if self.stopped {
+            return Err(Stopped);
+        }
+        Ok(r <= bound)
+    }
+
     /// Alpha-beta search of a position where the side to move cannot win at once.
     /// Fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower bound, else exact.
     fn negamax<const W: usize, const H: usize>(
@@ -233,6 +335,11 @@ impl Solver {
         }
         let cells = (W * H) as i32;
         let moves = p.moves() as i32;
+        if (moves as u32) < self.book_moves {
+            if let Some(s) = self.book_score(p) {
+                return s;
+            }
+        }
         let next = p.non_losing_moves();
         if next == 0 {
             // every move lets the opponent connect four with its next disc

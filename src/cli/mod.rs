@@ -2,6 +2,7 @@
 //! tests drive them without a terminal.
 
 pub mod bench;
+pub mod book;
 pub mod play;
 pub mod solve;
 

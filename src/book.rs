@@ -1,0 +1,440 @@
+//! The opening book: the exact score of every position up to a given number of discs, made by
+//! vier itself (`vier book build`) and looked up by the solver and the searcher.
+//!
+//! A book maps a position's mirror-symmetric key ([`Position::symmetric_key`]) to its exact score
+//! (see [`crate::solver`]). It holds every position with at most `depth` discs whose game is
+//! not over, once per mirror pair, so a lookup at `depth` or fewer discs never misses.
+//!
+//! File format (all integers little-endian):
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "VIERBOOK"
+//!      8     1  format version (1)
+//!      9     1  board width W
+//!     10     1  board height H
+//!     11     1  depth: the book holds every position with at most this many discs
+//!     12     4  entry count N
+//!     16     8  FNV-1a 64 checksum of the N entries' bytes
+//!     24   N*E  entries sorted by key, ascending; E = K + 1 bytes:
+//!                 K = ceil(W*(H+1)/8) bytes of key (7 on 7x6), then the score as an i8
+//! ```
+//!
+//! The sorted table is searched by binary search: no index, no hashing, and the file is its own
+//! in-memory image. On 7x6 an entry is 8 bytes.
+
+use crate::board::{Geometry, Position};
+use std::collections::HashSet;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+pub const MAGIC: &[u8; 8] = b"VIERBOOK";
+pub const VERSION: u8 = 1;
+const HEADER: usize = 24;
+
+/// The book that ships inside the binary (7x6), built with `vier book build`.
+static EMBEDDED_BYTES: &[u8] = include_bytes!("../book/7x6.book");
+
+/// Why a book could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BookError {
+    Io(String),
+    /// Shorter than its header, or than the header says.
+    Truncated {
+        expected: usize,
+        found: usize,
+    },
+    /// Longer than the header says.
+    TrailingBytes {
+        expected: usize,
+        found: usize,
+    },
+    BadMagic,
+    UnsupportedVersion(u8),
+    /// The board size in the header is not one vier plays.
+    BadSize {
+        width: u8,
+        height: u8,
+    },
+    /// The entries do not match the checksum in the header.
+    Checksum {
+        stored: u64,
+        computed: u64,
+    },
+    /// Entry `index` is out of order (keys must be strictly ascending).
+    Unsorted {
+        index: usize,
+    },
+    /// Entry `index` has a score no position of this size can have.
+    BadScore {
+        index: usize,
+        score: i32,
+    },
+}
+
+impl fmt::Display for BookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BookError::Io(e) => write!(f, "cannot read the book: {e}"),
+            BookError::Truncated { expected, found } => write!(
+                f,
+                "the book is truncated: {found} bytes, its header needs {expected}"
+            ),
+            BookError::TrailingBytes { expected, found } => write!(
+                f,
+                "the book has {found} bytes, its header says {expected}: trailing garbage"
+            ),
+            BookError::BadMagic => {
+                write!(f, "not a vier book (the file does not start with VIERBOOK)")
+            }
+            BookError::UnsupportedVersion(v) => {
+                write!(
+                    f,
+                    "book format version {v} is not supported (this vier reads {VERSION})"
+                )
+            }
+            BookError::BadSize { width, height } => {
+                write!(
+                    f,
+                    "the book is for a {width}x{height} board, which vier does not play"
+                )
+            }
+            BookError::Checksum { stored, computed } => write!(
+                f,
+                "the book is corrupt: checksum {computed:016x}, the header says {stored:016x}"
+            ),
+            BookError::Unsorted { index } => {
+                write!(f, "the book is corrupt: entry {index} is out of order")
+            }
+            BookError::BadScore { index, score } => {
+                write!(
+                    f,
+                    "the book is corrupt: entry {index} has the impossible score {score}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for BookError {}
+
+/// FNV-1a, 64 bits: enough to catch corruption, not meant against forgery.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Bytes of a key on a board of this size.
+pub fn key_bytes(width: usize, height: usize) -> usize {
+    (width * (height + 1)).div_ceil(8)
+}
+
+/// An opening book in memory: sorted keys with their scores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Book {
+    width: usize,
+    height: usize,
+    depth: u32,
+    keys: Vec<u64>,
+    scores: Vec<i8>,
+}
+
+impl Book {
+    /// A book from `(symmetric key, score)` pairs in any order (duplicates keep the first).
+    pub fn from_entries(
+        width: usize,
+        height: usize,
+        depth: u32,
+        mut entries: Vec<(u64, i8)>,
+    ) -> Book {
+        entries.sort_unstable_by_key(|e| e.0);
+        entries.dedup_by_key(|e| e.0);
+        Book {
+            width,
+            height,
+            depth,
+            keys: entries.iter().map(|e| e.0).collect(),
+            scores: entries.iter().map(|e| e.1).collect(),
+        }
+    }
+
+    /// Parses and checks a book file's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
+        if bytes.len() < HEADER {
+            if bytes.len() < 8 || &bytes[..8] == MAGIC {
+                return Err(BookError::Truncated {
+                    expected: HEADER,
+                    found: bytes.len(),
+                });
+            }
+            return Err(BookError::BadMagic);
+        }
+        if &bytes[..8] != MAGIC {
+            return Err(BookError::BadMagic);
+        }
+        if bytes[8] != VERSION {
+            return Err(BookError::UnsupportedVersion(bytes[8]));
+        }
+        let (width, height) = (bytes[9], bytes[10]);
+        if crate::board::Size::new(width as usize, height as usize).is_err() {
+            return Err(BookError::BadSize { width, height });
+        }
+        let (w, h) = (width as usize, height as usize);
+        let depth = bytes[11] as u32;
+        let count = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+        let stored = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
+        let kb = key_bytes(w, h);
+        let expected = HEADER + count * (kb + 1);
+        if bytes.len() < expected {
+            return Err(BookError::Truncated {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        if bytes.len() > expected {
+            return Err(BookError::TrailingBytes {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        let body = &bytes[HEADER..];
+        let computed = checksum(body);
+        if computed != stored {
+            return Err(BookError::Checksum { stored, computed });
+        }
+        let max = (w * h).div_ceil(2) as i32;
+        let mut keys = Vec::with_capacity(count);
+        let mut scores = Vec::with_capacity(count);
+        for (index, e) in body.chunks_exact(kb + 1).enumerate() {
+            let mut k = [0u8; 8];
+            k[..kb].copy_from_slice(&e[..kb]);
+            let key = u64::from_le_bytes(k);
+            let score = e[kb] as i8;
+            if keys.last().is_some_and(|&last| last >= key) {
+                return Err(BookError::Unsorted { index });
+            }
+            if (score as i32).abs() > max {
+                return Err(BookError::BadScore {
+                    index,
+                    score: score as i32,
+                });
+            }
+            keys.push(key);
+            scores.push(score);
+        }
+        Ok(Book {
+            width: w,
+            height: h,
+            depth,
+            keys,
+            scores,
+        })
+    }
+
+    /// Reads and checks a book file.
+    pub fn load(path: &Path) -> Result<Book, BookError> {
+        let bytes =
+            std::fs::read(path).map_err(|e| BookError::Io(format!("{}: {e}", path.display())))?;
+        Book::from_bytes(&bytes)
+    }
+
+    /// The book built into the binary (parsed once, shared); `None` only if it does not parse,
+    /// which the test suite rules out.
+    pub fn embedded() -> Option<Arc<Book>> {
+        static BOOK: OnceLock<Option<Arc<Book>>> = OnceLock::new();
+        BOOK.get_or_init(|| Book::from_bytes(EMBEDDED_BYTES).ok().map(Arc::new))
+            .clone()
+    }
+
+    /// The embedded book's parse result, for the test that it parses.
+    pub fn embedded_result() -> Result<Book, BookError> {
+        Book::from_bytes(EMBEDDED_BYTES)
+    }
+
+    /// The file image (see the module documentation).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let kb = key_bytes(self.width, self.height);
+        let mut body = Vec::with_capacity(self.keys.len() * (kb + 1));
+        for (k, s) in self.keys.iter().zip(&self.scores) {
+            body.extend_from_slice(&k.to_le_bytes()[..kb]);
+            body.push(*s as u8);
+        }
+        let mut out = Vec::with_capacity(HEADER + body.len());
+        out.extend_from_slice(MAGIC);
+        out.push(VERSION);
+        out.push(self.width as u8);
+        out.push(self.height as u8);
+        out.push(self.depth as u8);
+        out.extend_from_slice(&(self.keys.len() as u32).to_le_bytes());
+        out.extend_from_slice(&checksum(&body).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Writes the book to `path` through a temporary file, so a reader never sees half a book.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, self.to_bytes())?;
+        std::fs::rename(&tmp, path)
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Every position with at most this many discs is in the book.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// `(symmetric key, score)` of every entry, by key.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
+        self.keys
+            .iter()
+            .zip(&self.scores)
+            .map(|(&k, &s)| (k, s as i32))
+    }
+
+    /// The score stored under a symmetric key.
+    pub fn probe_key(&self, key: u64) -> Option<i32> {
+        self.keys
+            .binary_search(&key)
+            .ok()
+            .map(|i| self.scores[i] as i32)
+    }
+
+    /// Whether the book is for positions of this size and this many discs.
+    #[inline(always)]
+    pub fn covers<const W: usize, const H: usize>(&self, moves: u32) -> bool {
+        moves <= self.depth && self.width == W && self.height == H
+    }
+
+    /// The exact score of `p` (side to move's view) if the book holds it.
+    pub fn get<const W: usize, const H: usize>(&self, p: &Position<W, H>) -> Option<i32> {
+        if !self.covers::<W, H>(p.moves()) {
+            return None;
+        }
+        self.probe_key(p.symmetric_key().0)
+    }
+}
+
+/// The position with this key (see [`Position::key`]), if the key is one: each column's bits
+/// hold `2^h - 1 + own discs` for a column of height `h`, and the side to move must have as
+/// many discs as the other side, or one fewer.
+pub fn position_from_key<const W: usize, const H: usize>(key: u64) -> Option<Position<W, H>> {
+    let h1 = H + 1;
+    let column = (1u64 << h1) - 1;
+    if W * h1 < 64 && key >> (W * h1) != 0 {
+        return None;
+    }
+    let (mut current, mut mask) = (0u64, 0u64);
+    for c in 0..W {
+        let v = (key >> (c * h1)) & column;
+        // the height is the position of the highest set bit of v + 1
+        let h = (64 - (v + 1).leading_zeros() - 1) as usize;
+        if h > H {
+            return None;
+        }
+        let own = v + 1 - (1u64 << h);
+        let col_mask = (1u64 << h) - 1;
+        current |= own << (c * h1);
+        mask |= col_mask << (c * h1);
+    }
+    let p = Position::<W, H>::from_raw(current, mask);
+    let own = current.count_ones();
+    let theirs = (mask & !current).count_ones();
+    (theirs == own || theirs == own + 1).then_some(p)?;
+    debug_assert_eq!(p.key(), key);
+    let _ = Geometry::<W, H>::BOARD;
+    Some(p)
+}
+
+/// The symmetric keys of every position with exactly `d` discs, for `d` in `0..=depth`, whose
+/// game is not over (reached only through positions whose game was not over), each mirror pair
+/// once. Each ply's keys come in depth-first order from the empty board, so neighbours share
+/// most of their moves (and a solver's table serves them all).
+pub fn enumerate<const W: usize, const H: usize>(depth: u32) -> Vec<Vec<u64>> {
+    let mut plies: Vec<Vec<u64>> = vec![Vec::new(); depth as usize + 1];
+    let mut seen: Vec<HashSet<u64>> = vec![HashSet::new(); depth as usize + 1];
+    fn walk<const W: usize, const H: usize>(
+        p: &Position<W, H>,
+        depth: u32,
+        plies: &mut [Vec<u64>],
+        seen: &mut [HashSet<u64>],
+    ) {
+        let d = p.moves() as usize;
+        let key = p.symmetric_key().0;
+        if !seen[d].insert(key) {
+            return;
+        }
+        plies[d].push(key);
+        if p.moves() == depth {
+            return;
+        }
+        for c in 0..W {
+            if p.can_play(c) && !p.is_winning_move(c) {
+                let mut q = *p;
+                q.play_col(c);
+                if !q.is_full() {
+                    walk(&q, depth, plies, seen);
+                }
+            }
+        }
+    }
+    walk(&Position::<W, H>::new(), depth, &mut plies, &mut seen);
+    plies
+}
+
+/// Scores every position of `plies` (from [`enumerate`]) above the last ply by negamax over its
+/// children, given the exact scores `leaf` of the last ply's positions. `None` if a needed
+/// score is missing.
+pub fn complete<const W: usize, const H: usize>(
+    plies: &[Vec<u64>],
+    leaf: impl Fn(u64) -> Option<i32>,
+) -> Option<Vec<(u64, i8)>> {
+    let depth = plies.len() - 1;
+    let mut known: std::collections::HashMap<u64, i32> = std::collections::HashMap::new();
+    for &k in &plies[depth] {
+        known.insert(k, leaf(k)?);
+    }
+    let cells = (W * H) as i32;
+    for d in (0..depth).rev() {
+        for &k in &plies[d] {
+            let p = position_from_key::<W, H>(k)?;
+            let score = if p.can_win_next() {
+                (cells + 1 - d as i32) / 2
+            } else {
+                let mut best = i32::MIN;
+                for c in 0..W {
+                    if p.can_play(c) {
+                        let mut q = p;
+                        q.play_col(c);
+                        let s = if q.is_full() {
+                            0
+                        } else {
+                            -*known.get(&q.symmetric_key().0)?
+                        };
+                        best = best.max(s);
+                    }
+                }
+                best
+            };
+            known.insert(k, score);
+        }
+    }
+    Some(known.into_iter().map(|(k, s)| (k, s as i8)).collect())
+}

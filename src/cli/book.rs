@@ -1,0 +1,361 @@
+//! `vier book`: build an opening book by solving every position of its last ply, check one by
+//! re-solving a sample, and show what a book holds.
+//!
+//! Building solves the positions with exactly `depth` discs (each mirror pair once, finished
+//! games left out) on `threads` threads, each with its own solver and table, taking chunks of
+//! neighbouring positions so that a thread's table serves siblings. Every solved position is
+//! appended at once to a journal (`<out>.partial`); a build that is interrupted resumes from it.
+//! When the last ply is complete, the shallower plies are scored by negamax over their children
+//! (no search), the book is written and the journal removed.
+
+use crate::board::{Position, Size};
+use crate::book::{complete, enumerate, position_from_key, Book, BookError};
+use crate::solver::Solver;
+use crate::with_size;
+use crossbeam_channel::unbounded;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const JOURNAL_MAGIC: &[u8; 8] = b"VIERJRNL";
+/// Positions a thread takes at a time: neighbours in depth-first order, sharing the table.
+const CHUNK: usize = 16;
+const RECORD: usize = 9;
+
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    pub size: Size,
+    pub depth: u32,
+    pub threads: usize,
+    /// Table size per thread, MB.
+    pub hash_mb: usize,
+    pub out: PathBuf,
+}
+
+/// The journal of a build writing `out`.
+pub fn journal_path(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".partial");
+    PathBuf::from(s)
+}
+
+/// Reads the journal's `(key, score)` records, creating the journal if there is none. A torn
+/// last record (from an interrupted write) is dropped and overwritten.
+fn open_journal(path: &Path, size: Size) -> io::Result<(File, HashMap<u64, i8>)> {
+    let header = {
+        let mut h = JOURNAL_MAGIC.to_vec();
+        h.push(size.width() as u8);
+        h.push(size.height() as u8);
+        h
+    };
+    let mut known = HashMap::new();
+    if path.exists() {
+        let mut bytes = Vec::new();
+        File::open(path)?.read_to_end(&mut bytes)?;
+        if bytes.len() < header.len() || bytes[..header.len()] != header[..] {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} is not a journal of a {size} book build; remove it to start over",
+                    path.display()
+                ),
+            ));
+        }
+        let body = &bytes[header.len()..];
+        for r in body.chunks_exact(RECORD) {
+            let key = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
+            known.insert(key, r[8] as i8);
+        }
+        let whole = header.len() + body.len() / RECORD * RECORD;
+        let f = OpenOptions::new().write(true).open(path)?;
+        f.set_len(whole as u64)?;
+        drop(f);
+        let f = OpenOptions::new().append(true).open(path)?;
+        Ok((f, known))
+    } else {
+        let mut f = File::create(path)?;
+        f.write_all(&header)?;
+        Ok((f, known))
+    }
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s % 3600 / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}s", s)
+    }
+}
+
+/// Builds the book; progress goes to `log`. Returns the book written.
+pub fn build(opts: &BuildOptions, log: &mut dyn Write) -> io::Result<Book> {
+    with_size!(opts.size, build_sized::<W, H>(opts, log))
+}
+
+fn build_sized<const W: usize, const H: usize>(
+    opts: &BuildOptions,
+    log: &mut dyn Write,
+) -> io::Result<Book> {
+    if opts.depth as usize >= W * H {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("depth {} is not below the {} cells", opts.depth, W * H),
+        ));
+    }
+    let started = Instant::now();
+    let plies = enumerate::<W, H>(opts.depth);
+    let total: usize = plies.iter().map(Vec::len).sum();
+    let last = &plies[opts.depth as usize];
+    writeln!(
+        log,
+        "book {}x{} depth {}: {} positions, {} with {} discs to solve ({} ms to enumerate)",
+        W,
+        H,
+        opts.depth,
+        total,
+        last.len(),
+        opts.depth,
+        started.elapsed().as_millis()
+    )?;
+    let jpath = journal_path(&opts.out);
+    let (mut journal, mut known) = open_journal(&jpath, opts.size)?;
+    let todo: Vec<u64> = last
+        .iter()
+        .copied()
+        .filter(|k| !known.contains_key(k))
+        .collect();
+    if todo.len() < last.len() {
+        writeln!(
+            log,
+            "resuming from {}: {} of {} already solved",
+            jpath.display(),
+            last.len() - todo.len(),
+            last.len()
+        )?;
+    }
+
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = unbounded::<(u64, i32, u64)>();
+    let solve_started = Instant::now();
+    std::thread::scope(|scope| -> io::Result<()> {
+        for _ in 0..opts.threads.max(1) {
+            let tx = tx.clone();
+            let (todo, next) = (&todo, &next);
+            let hash = opts.hash_mb;
+            scope.spawn(move || {
+                let mut solver = Solver::new(hash);
+                loop {
+                    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    if start >= todo.len() {
+                        break;
+                    }
+                    for &k in &todo[start..(start + CHUNK).min(todo.len())] {
+                        let p = position_from_key::<W, H>(k).expect("enumerated keys decode");
+                        solver.reset_nodes();
+                        let s = solver.solve(&p).expect("no limits are set");
+                        if tx.send((k, s, solver.nodes())).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let (mut done, mut nodes) = (0usize, 0u64);
+        let mut last_report = Instant::now();
+        for (k, s, n) in rx {
+            let mut rec = k.to_le_bytes().to_vec();
+            rec.push(s as i8 as u8);
+            journal.write_all(&rec)?;
+            known.insert(k, s as i8);
+            done += 1;
+            nodes += n;
+            if last_report.elapsed() >= Duration::from_secs(5) || done == todo.len() {
+                last_report = Instant::now();
+                let el = solve_started.elapsed();
+                let rate = done as f64 / el.as_secs_f64().max(1e-9);
+                let left = Duration::from_secs_f64((todo.len() - done) as f64 / rate.max(1e-9));
+                writeln!(
+                    log,
+                    "{}/{} solved ({:.1}%), {:.1} positions/s, {:.1}M nodes/s, elapsed {}, left ~{}",
+                    last.len() - todo.len() + done,
+                    last.len(),
+                    100.0 * (last.len() - todo.len() + done) as f64 / last.len().max(1) as f64,
+                    rate,
+                    nodes as f64 / el.as_secs_f64().max(1e-9) / 1e6,
+                    fmt_duration(el),
+                    fmt_duration(left)
+                )?;
+            }
+        }
+        Ok(())
+    })?;
+    journal.sync_all()?;
+    drop(journal);
+
+    let entries =
+        complete::<W, H>(&plies, |k| known.get(&k).map(|&s| s as i32)).ok_or_else(|| {
+            io::Error::other("a position of the last ply has no score (journal incomplete)")
+        })?;
+    let book = Book::from_entries(W, H, opts.depth, entries);
+    book.save(&opts.out)?;
+    std::fs::remove_file(&jpath)?;
+    writeln!(
+        log,
+        "wrote {}: {} positions, {} bytes, in {}",
+        opts.out.display(),
+        book.len(),
+        book.to_bytes().len(),
+        fmt_duration(started.elapsed())
+    )?;
+    Ok(book)
+}
+
+/// What `vier book verify` found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifySummary {
+    pub checked: usize,
+    pub mismatches: usize,
+}
+
+/// A small deterministic generator (splitmix64) for picking the sample.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Re-solves `sample` entries of `book` picked by `seed` (every entry if the book is smaller),
+/// with a solver that does not use any book; one line per entry to `out`.
+pub fn verify(
+    book: &Book,
+    sample: usize,
+    seed: u64,
+    hash_mb: usize,
+    out: &mut dyn Write,
+) -> io::Result<VerifySummary> {
+    let size = Size::new(book.width(), book.height())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    let entries: Vec<(u64, i32)> = book.entries().collect();
+    let mut picks: Vec<usize> = if sample >= entries.len() {
+        (0..entries.len()).collect()
+    } else {
+        let mut rng = SplitMix(seed);
+        let mut set = std::collections::BTreeSet::new();
+        while set.len() < sample {
+            set.insert((rng.next() % entries.len() as u64) as usize);
+        }
+        set.into_iter().collect()
+    };
+    // the deepest (cheapest) first, so that the table helps the shallower ones
+    picks.sort_by_key(|&i| std::cmp::Reverse(entries[i].0.count_ones()));
+    with_size!(size, {
+        let mut solver = Solver::new(hash_mb);
+        let mut sum = VerifySummary::default();
+        for i in picks {
+            let (key, stored) = entries[i];
+            let Some(p) = position_from_key::<W, H>(key) else {
+                sum.checked += 1;
+                sum.mismatches += 1;
+                writeln!(out, "{key:#x} is not a position MISMATCH")?;
+                continue;
+            };
+            let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
+            let s = solver.solve(&p).expect("no limits are set");
+            sum.checked += 1;
+            write!(out, "{} book {stored} solver {s}", display_moves(&moves))?;
+            if s != stored {
+                sum.mismatches += 1;
+                write!(out, " MISMATCH")?;
+            }
+            writeln!(out)?;
+        }
+        Ok(sum)
+    })
+}
+
+fn display_moves(m: &str) -> &str {
+    if m.is_empty() {
+        "-"
+    } else {
+        m
+    }
+}
+
+/// Reads a book for the commands, turning its error into an `io::Error` that says which file.
+pub fn load(path: &Path) -> io::Result<Book> {
+    Book::load(path).map_err(|e: BookError| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })
+}
+
+/// One line about the book, then the score of every move from `moves` if given.
+pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result<()> {
+    let mut per_ply = vec![0usize; book.depth() as usize + 1];
+    for (k, _) in book.entries() {
+        let size = Size::new(book.width(), book.height()).expect("checked at load");
+        let d = with_size!(size, position_from_key::<W, H>(k).map(|p| p.moves()));
+        if let Some(d) = d {
+            if let Some(n) = per_ply.get_mut(d as usize) {
+                *n += 1;
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{}x{} book, depth {}, {} positions (by discs: {})",
+        book.width(),
+        book.height(),
+        book.depth(),
+        book.len(),
+        per_ply
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    )?;
+    if let Some(m) = moves {
+        let size = Size::new(book.width(), book.height()).expect("checked at load");
+        with_size!(size, {
+            let m = if m == "-" { "" } else { m };
+            let p = Position::<W, H>::from_moves(m)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+            let cols: Vec<String> = (0..W)
+                .map(|c| {
+                    if !p.can_play(c) || p.is_game_over() {
+                        "-".to_string()
+                    } else if p.is_winning_move(c) {
+                        (((W * H) as i32 + 1 - p.moves() as i32) / 2).to_string()
+                    } else {
+                        let mut q = p;
+                        q.play_col(c);
+                        book.get(&q).map_or("?".into(), |s| (-s).to_string())
+                    }
+                })
+                .collect();
+            writeln!(
+                out,
+                "{} {} columns: {}",
+                display_moves(m),
+                book.get(&p).map_or("?".into(), |s| s.to_string()),
+                cols.join(" ")
+            )?;
+        });
+    }
+    Ok(())
+}
