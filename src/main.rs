@@ -35,6 +35,12 @@ enum Cmd {
         /// the rest is fixed); the empty 7x6 board wants 1024 or more.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+        /// Opening book file to use instead of the one built in.
+        #[arg(long, conflicts_with = "no_book")]
+        book: Option<std::path::PathBuf>,
+        /// Search every position, even those the book holds.
+        #[arg(long)]
+        no_book: bool,
     },
     /// Solves a fixed list of positions; the last line `<N> nodes <M> nps` is the signature.
     Bench,
@@ -169,12 +175,26 @@ fn main() -> ExitCode {
             all,
             size,
             hash,
+            book,
+            no_book,
         }) => {
+            let book = match (no_book, book) {
+                (true, _) => None,
+                (false, None) => vier::book::Book::embedded(),
+                (false, Some(path)) => match cli::book::load(&path) {
+                    Ok(b) => Some(std::sync::Arc::new(b)),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+            };
             let opts = cli::solve::SolveOptions {
                 weak,
                 all,
                 size,
                 hash_mb: hash,
+                book,
             };
             let stdin = io::stdin().lock();
             let mut out = io::BufWriter::new(io::stdout().lock());

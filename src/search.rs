@@ -221,6 +221,19 @@ pub struct Searcher {
     node_limit: u64,
     control: Option<Arc<SearchControl>>,
     book_hits: u64,
+    /// A root move proven to keep at least this solver score, played if nothing is proven.
+    secured: Option<(usize, i32)>,
+}
+
+/// What [`Searcher::keep_known_value`] found.
+enum Known {
+    /// This column keeps the root's exact score.
+    Exact(usize, i32),
+    /// The root is worth more than the known bound (a move keeping the bound is in `secured`).
+    Better,
+    /// Limits hit first.
+    Stopped,
+    Nothing,
 }
 
 /// A completed root move of one iteration: column, value, line.
@@ -246,6 +259,7 @@ impl Searcher {
             node_limit: u64::MAX,
             control: None,
             book_hits: 0,
+            secured: None,
         }
     }
 
@@ -283,6 +297,7 @@ impl Searcher {
     ) -> SearchResult {
         self.nodes = 0;
         self.book_hits = 0;
+        self.secured = None;
         self.seldepth = 0;
         self.stopped = false;
         self.can_stop = false;
@@ -401,6 +416,16 @@ impl Searcher {
             }
         }
         let mut last = last.expect("depth 1 always completes");
+        // an unproven search does not overrule a move proven to keep a known value
+        if let Some((c, x)) = self.secured {
+            if !last.solved && last.lines[0].pv.first() != Some(&c) {
+                last.lines[0] = Line {
+                    score: solver_score::<W, H>(x, moves),
+                    bound: ScoreBound::Lower,
+                    pv: vec![c],
+                };
+            }
+        }
         self.idle(limits, control);
         last.nodes = self.nodes;
         last.time = control.start.elapsed();
@@ -466,13 +491,16 @@ impl Searcher {
         let moves = root.moves();
         // With the root's exact value from the book, one null-window test per move finds a move
         // that keeps it, far sooner than solving every move (one line only: the others' scores
-        // stay unknown).
+        // stay unknown). With a known lower bound (a book parent, or the table holding what the
+        // last search proved), the same finds a move that keeps the bound, and one more test
+        // shows whether the bound is the value.
         if multipv == 1 && order.len() == root.legal_columns().count() {
-            if let Some(v) = self.solver.book_score(root) {
-                let col = self.solver.move_with_value(root, v);
-                self.nodes += self.solver.nodes();
-                self.book_hits += self.solver.book_hits();
-                if let Ok(Some(c)) = col {
+            let found = self.keep_known_value(root);
+            self.nodes += self.solver.nodes();
+            self.book_hits += self.solver.book_hits();
+            self.solver.reset_nodes();
+            match found {
+                Known::Exact(c, v) => {
                     let pv = if self.prev_pv.first() == Some(&(c as u8)) {
                         self.prev_pv.iter().map(|&m| m as usize).collect()
                     } else {
@@ -484,7 +512,8 @@ impl Searcher {
                         pv,
                     }]);
                 }
-                return None;
+                Known::Stopped => return None,
+                Known::Better | Known::Nothing => {}
             }
         }
         let scores = self.solver.analyze(root, false);
@@ -522,6 +551,35 @@ impl Searcher {
                 })
                 .collect(),
         )
+    }
+
+    /// What the book and the solver's table know about the root, put to use (see
+    /// [`Solver::known_lower_bound`]); a move that keeps a known bound is remembered in
+    /// `secured` in case nothing better is proven.
+    fn keep_known_value<const W: usize, const H: usize>(&mut self, root: &Position<W, H>) -> Known {
+        if let Some(v) = self.solver.book_score(root) {
+            return match self.solver.move_with_value(root, v) {
+                Ok(Some(c)) => Known::Exact(c, v),
+                Ok(None) => Known::Nothing,
+                Err(_) => Known::Stopped,
+            };
+        }
+        let Some(x) = self.solver.known_lower_bound(root) else {
+            return Known::Nothing;
+        };
+        match self.solver.move_with_value(root, x) {
+            Ok(Some(c)) => {
+                self.secured = Some((c, x));
+                match self.solver.value_at_most(root, x) {
+                    Ok(true) => Known::Exact(c, x),
+                    // the opponent gave something away: the full solve must find what
+                    Ok(false) => Known::Better,
+                    Err(_) => Known::Stopped,
+                }
+            }
+            Ok(None) => Known::Nothing,
+            Err(_) => Known::Stopped,
+        }
     }
 
     /// One iteration at the root: the completed moves (all of them unless interrupted) with

@@ -257,10 +257,57 @@ impl Solver {
         Ok(Some(if weak { wdl(s) } else { s }))
     }
 
-    /// A 0-based column whose exact score is `value`, given that `value` is the exact score of
-    /// `p` (from the book, say): each column in centre-first order gets one null-window test
-    /// ("does the opponent get at most `-value`?"), far cheaper than solving the columns.
-    /// `None` for a finished game, or if no column reaches `value` (the value was wrong).
+    /// A lower bound on the exact score of `p` that is already known, without searching: from
+    /// the book, whose positions bound their children (the side that just moved got at most
+    /// the book's score by its move), and from the table, whose bounds stay true across
+    /// searches. When the engine proved, the move before, that its move keeps a value, every
+    /// reply leaves a position stored with that value as lower bound: what was proven once is
+    /// not thrown away, and it is cheap to keep (see [`Solver::move_with_value`]).
+    pub fn known_lower_bound<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Option<i32> {
+        if p.is_game_over() {
+            return None;
+        }
+        let mut best: Option<i32> = None;
+        if p.moves() > 0 && p.moves() == self.book_moves {
+            // take back each disc the last mover could have played last
+            let last_mover = p.mask() ^ p.current();
+            for c in 0..W {
+                let h = p.column_height(c);
+                if h == 0 {
+                    continue;
+                }
+                let bit = Geometry::<W, H>::bottom_cell(c) << (h - 1);
+                if last_mover & bit == 0 {
+                    continue;
+                }
+                let parent = Position::<W, H>::from_raw(last_mover & !bit, p.mask() & !bit);
+                if let Some(v) = self.book_score(&parent) {
+                    best = best.max(Some(-v));
+                }
+            }
+        }
+        let moves = p.moves();
+        let key = if moves < SYMMETRY_PLIES {
+            p.symmetric_key().0
+        } else {
+            p.key()
+        };
+        if let Some(e) = self.table_for(moves).probe(key) {
+            let floor = -((W * H) as i32 - moves as i32) / 2;
+            if e.lower >= floor {
+                best = best.max(Some(e.lower));
+            }
+        }
+        best
+    }
+
+    /// A 0-based column whose exact score is at least `value` (exactly `value` when that is the
+    /// score of `p`, from the book say): each column in centre-first order gets one null-window
+    /// test ("does the opponent get at most `-value`?"), far cheaper than solving the columns.
+    /// `None` for a finished game, or if no column reaches `value`.
     pub fn move_with_value<const W: usize, const H: usize>(
         &mut self,
         p: &Position<W, H>,
@@ -276,7 +323,7 @@ impl Solver {
             .iter()
             .find(|&&c| p.can_play(c) && p.is_winning_move(c))
         {
-            return Ok((value == win_now).then_some(c));
+            return Ok((value <= win_now).then_some(c));
         }
         // the moves that do not hand the opponent a win first: the others score worst
         let safe = p.non_losing_moves();
@@ -287,7 +334,7 @@ impl Solver {
         for c in good.into_iter().chain(bad) {
             let mut child = *p;
             child.play_col(c);
-            if self.at_most(&child, -value)? {
+            if self.value_at_most(&child, -value)? {
                 return Ok(Some(c));
             }
         }
@@ -295,11 +342,12 @@ impl Solver {
     }
 
     /// Whether the exact score of `p` is at most `bound` (one null-window search).
-    fn at_most<const W: usize, const H: usize>(
+    pub fn value_at_most<const W: usize, const H: usize>(
         &mut self,
         p: &Position<W, H>,
         bound: i32,
     ) -> Result<bool, Stopped> {
+        self.stopped = false;
         if let Some(s) = terminal_score(p) {
             return Ok(s <= bound);
         }

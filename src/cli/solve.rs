@@ -1,9 +1,11 @@
 //! `vier solve`: exact scores for positions read one per line.
 
 use crate::board::{Position, Size};
+use crate::book::Book;
 use crate::solver::{wdl, Solver};
 use crate::with_size;
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// How `vier solve` runs.
@@ -15,6 +17,8 @@ pub struct SolveOptions {
     pub all: bool,
     pub size: Size,
     pub hash_mb: usize,
+    /// Exact scores of early positions, looked up instead of searched (ignored on another size).
+    pub book: Option<Arc<Book>>,
 }
 
 /// What a run found, for the summary and the exit status.
@@ -62,6 +66,7 @@ fn run_sized<const W: usize, const H: usize>(
     out: &mut impl Write,
 ) -> io::Result<SolveSummary> {
     let mut solver = Solver::new(opts.hash_mb);
+    solver.set_book(opts.book.clone());
     let mut sum = SolveSummary::default();
     for (i, line) in input.lines().enumerate() {
         let line = match line {

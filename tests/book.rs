@@ -1,0 +1,467 @@
+//! The opening book: the shipped book against public scores and the solver, the file format's
+//! checks, and the build (small boards, resume from a journal) and verify commands.
+
+mod common;
+
+use common::{pons_set, run_vier};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use vier::board::{Position, Size};
+use vier::book::{checksum, enumerate, position_from_key, Book, BookError};
+use vier::cli::book::{build, journal_path, verify, BuildOptions};
+use vier::solver::Solver;
+
+type P = Position<7, 6>;
+
+fn shipped() -> Book {
+    Book::embedded_result().expect("the embedded book parses")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vier-book-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+#[test]
+fn shipped_book_is_7x6_and_holds_every_early_position() {
+    let book = shipped();
+    assert_eq!((book.width(), book.height()), (7, 6));
+    assert!(book.depth() >= 4, "depth {}", book.depth());
+    let plies = enumerate::<7, 6>(book.depth());
+    let all: usize = plies.iter().map(Vec::len).sum();
+    assert_eq!(book.len(), all);
+    for k in plies.iter().flatten() {
+        assert!(book.probe_key(*k).is_some(), "missing {k:#x}");
+    }
+}
+
+/// The known facts about the empty board (../shared/data/README.md): the first player wins with
+/// its last disc, and the seven first moves score -2 -1 0 1 0 -1 -2.
+#[test]
+fn empty_board_and_its_seven_first_moves() {
+    let book = shipped();
+    let empty = P::new();
+    assert_eq!(book.get(&empty), Some(1));
+    let firsts: Vec<i32> = (0..7)
+        .map(|c| {
+            let mut p = empty;
+            p.play_col(c);
+            -book.get(&p).expect("every first move is in the book")
+        })
+        .collect();
+    assert_eq!(firsts, vec![-2, -1, 0, 1, 0, -1, -2]);
+}
+
+/// Pons' begin positions have 4 to 14 discs; those the book covers must carry his score.
+#[test]
+fn agrees_with_pons_begin_positions() {
+    let book = shipped();
+    let mut checked = 0;
+    for set in ["Test_L1_R1", "Test_L1_R2"] {
+        for (moves, expected) in pons_set(set) {
+            let p = P::from_moves(&moves).expect("valid");
+            if p.moves() <= book.depth() {
+                assert_eq!(book.get(&p), Some(expected), "{set} {moves}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} Pons positions within the book"
+    );
+}
+
+/// Every entry above the last ply equals negamax over its children's entries: the whole book is
+/// consistent with itself (cheap, so it runs on every entry).
+#[test]
+fn every_entry_is_negamax_of_its_children() {
+    let book = shipped();
+    for (key, score) in book.entries() {
+        let p = position_from_key::<7, 6>(key).expect("keys decode");
+        assert!(!p.is_game_over());
+        if p.moves() == book.depth() {
+            continue;
+        }
+        let best = (0..7)
+            .filter(|&c| p.can_play(c))
+            .map(|c| {
+                if p.is_winning_move(c) {
+                    (43 - p.moves() as i32) / 2
+                } else {
+                    let mut q = p;
+                    q.play_col(c);
+                    -book.get(&q).expect("children are in the book")
+                }
+            })
+            .max()
+            .expect("a move");
+        assert_eq!(score, best, "{:?}", p.to_move_string());
+    }
+}
+
+/// A sample of the last ply's entries, the ones the build solved, against a fresh solver that
+/// uses no book. The full check is `vier book verify` (see the ignored test below).
+#[test]
+fn last_ply_agrees_with_the_solver_on_a_sample() {
+    let book = shipped();
+    let mut out = Vec::new();
+    let last: Vec<(u64, i32)> = book
+        .entries()
+        .filter(|(k, _)| position_from_key::<7, 6>(*k).unwrap().moves() == book.depth())
+        .collect();
+    let mut solver = Solver::new(64);
+    // every 997th entry: spread over the whole ply, the same sample every run
+    for &(key, score) in last.iter().step_by(997).take(8) {
+        let p = position_from_key::<7, 6>(key).unwrap();
+        assert_eq!(solver.solve(&p), Ok(score), "{:?}", p.to_move_string());
+        out.push(key);
+    }
+    assert!(out.len() >= 4);
+}
+
+#[test]
+#[ignore = "re-solves 300 entries: minutes; run with --release -- --ignored"]
+fn verify_a_large_sample() {
+    let book = shipped();
+    let mut out = Vec::new();
+    let sum = verify(&book, 300, 7, 512, &mut out).expect("runs");
+    assert_eq!(sum.checked, 300);
+    assert_eq!(sum.mismatches, 0, "{}", String::from_utf8_lossy(&out));
+}
+
+#[test]
+fn keys_decode_to_their_positions() {
+    let plies = enumerate::<5, 4>(8);
+    let mut n = 0;
+    for k in plies.iter().flatten() {
+        let p = position_from_key::<5, 4>(*k).expect("decodes");
+        assert_eq!(p.symmetric_key().0, *k);
+        assert_eq!(
+            Position::<5, 4>::from_moves(&p.to_move_string().unwrap()).unwrap(),
+            p
+        );
+        n += 1;
+    }
+    assert!(n > 10_000);
+    // not keys: a column above the board's height, more of the mover's discs than the other's
+    assert!(position_from_key::<4, 4>(0b11111).is_none());
+    assert!(position_from_key::<4, 4>(0b10).is_none());
+}
+
+fn small_book(dir: &std::path::Path, depth: u32) -> Book {
+    let opts = BuildOptions {
+        size: Size::new(5, 4).unwrap(),
+        depth,
+        threads: 2,
+        hash_mb: 16,
+        out: dir.join("5x4.book"),
+    };
+    let mut log = Vec::new();
+    let book = build(&opts, &mut log).expect("builds");
+    let log = String::from_utf8(log).unwrap();
+    assert!(log.contains("wrote"), "{log}");
+    assert!(
+        !journal_path(&opts.out).exists(),
+        "the journal is removed when done"
+    );
+    assert_eq!(Book::load(&opts.out).expect("loads"), book);
+    book
+}
+
+/// On 5x4 the whole build is quick: every entry of every ply is checked against the solver.
+#[test]
+fn small_board_build_agrees_with_the_solver_everywhere() {
+    let dir = temp_dir("full");
+    let book = small_book(&dir, 7);
+    assert_eq!(book.depth(), 7);
+    let plies = enumerate::<5, 4>(7);
+    assert_eq!(book.len(), plies.iter().map(Vec::len).sum::<usize>());
+    let mut solver = Solver::new(16);
+    for (key, score) in book.entries() {
+        let p = position_from_key::<5, 4>(key).unwrap();
+        assert_eq!(solver.solve(&p), Ok(score), "{:?}", p.to_move_string());
+    }
+    // and `verify` agrees
+    let mut out = Vec::new();
+    let sum = verify(&book, usize::MAX, 1, 16, &mut out).unwrap();
+    assert_eq!((sum.checked, sum.mismatches), (book.len(), 0));
+}
+
+/// An interrupted build resumes from its journal: records there are not solved again (a
+/// planted wrong score survives into the book, and `verify` catches it), and a torn last
+/// record is dropped.
+#[test]
+fn build_resumes_from_its_journal() {
+    let dir = temp_dir("resume");
+    let out = dir.join("5x4.book");
+    let plies = enumerate::<5, 4>(6);
+    let mut solver = Solver::new(16);
+    let mut journal = b"VIERJRNL\x05\x04".to_vec();
+    let planted = plies[6][10];
+    for &k in plies[6].iter().take(40) {
+        let p = position_from_key::<5, 4>(k).unwrap();
+        let s = solver.solve(&p).unwrap();
+        let s = if k == planted { s + 1 } else { s };
+        journal.extend_from_slice(&k.to_le_bytes());
+        journal.push(s as i8 as u8);
+    }
+    journal.extend_from_slice(&[1, 2, 3]); // torn record
+    std::fs::write(journal_path(&out), &journal).unwrap();
+    let opts = BuildOptions {
+        size: Size::new(5, 4).unwrap(),
+        depth: 6,
+        threads: 1,
+        hash_mb: 16,
+        out: out.clone(),
+    };
+    let mut log = Vec::new();
+    let book = build(&opts, &mut log).expect("builds");
+    let log = String::from_utf8(log).unwrap();
+    assert!(log.contains("40 of"), "{log}");
+    let p = position_from_key::<5, 4>(planted).unwrap();
+    let truth = Solver::new(16).solve(&p).unwrap();
+    assert_eq!(book.probe_key(planted), Some(truth + 1));
+    let mut vout = Vec::new();
+    let sum = verify(&book, usize::MAX, 1, 16, &mut vout).unwrap();
+    assert!(sum.mismatches >= 1);
+    assert!(String::from_utf8(vout).unwrap().contains("MISMATCH"));
+}
+
+#[test]
+fn a_journal_of_another_size_is_refused() {
+    let dir = temp_dir("foreign");
+    let out = dir.join("4x4.book");
+    std::fs::write(journal_path(&out), b"VIERJRNL\x05\x04").unwrap();
+    let opts = BuildOptions {
+        size: Size::new(4, 4).unwrap(),
+        depth: 4,
+        threads: 1,
+        hash_mb: 16,
+        out,
+    };
+    let err = build(&opts, &mut Vec::new()).unwrap_err();
+    assert!(err.to_string().contains("not a journal of a 4x4"), "{err}");
+}
+
+#[test]
+fn damaged_files_are_refused_with_a_reason() {
+    let dir = temp_dir("damage");
+    let good = small_book(&dir, 5).to_bytes();
+    assert!(Book::from_bytes(&good).is_ok());
+
+    let mut flipped = good.clone();
+    let n = flipped.len();
+    flipped[n - 3] ^= 0x40;
+    assert!(matches!(
+        Book::from_bytes(&flipped),
+        Err(BookError::Checksum { .. })
+    ));
+    assert!(matches!(
+        Book::from_bytes(&good[..n - 5]),
+        Err(BookError::Truncated { .. })
+    ));
+    assert!(matches!(
+        Book::from_bytes(&good[..10]),
+        Err(BookError::Truncated { .. })
+    ));
+    let mut longer = good.clone();
+    longer.push(0);
+    assert!(matches!(
+        Book::from_bytes(&longer),
+        Err(BookError::TrailingBytes { .. })
+    ));
+    assert_eq!(
+        Book::from_bytes(b"PNG\x89 this is no book at all"),
+        Err(BookError::BadMagic)
+    );
+    let mut version = good.clone();
+    version[8] = 9;
+    assert_eq!(
+        Book::from_bytes(&version),
+        Err(BookError::UnsupportedVersion(9))
+    );
+    let mut size = good.clone();
+    size[9] = 12;
+    assert!(matches!(
+        Book::from_bytes(&size),
+        Err(BookError::BadSize { .. })
+    ));
+    // damage that keeps the checksum right: entries swapped, an impossible score
+    let kb = vier::book::key_bytes(5, 4);
+    let mut swapped = good.clone();
+    let e = kb + 1;
+    let (a, b) = (24, 24 + e);
+    let first: Vec<u8> = swapped[a..a + e].to_vec();
+    let second: Vec<u8> = swapped[b..b + e].to_vec();
+    swapped[a..a + e].copy_from_slice(&second);
+    swapped[b..b + e].copy_from_slice(&first);
+    let sum = checksum(&swapped[24..]);
+    swapped[16..24].copy_from_slice(&sum.to_le_bytes());
+    assert_eq!(
+        Book::from_bytes(&swapped),
+        Err(BookError::Unsorted { index: 1 })
+    );
+    let mut score = good.clone();
+    score[24 + kb] = 100;
+    let sum = checksum(&score[24..]);
+    score[16..24].copy_from_slice(&sum.to_le_bytes());
+    assert!(matches!(
+        Book::from_bytes(&score),
+        Err(BookError::BadScore {
+            index: 0,
+            score: 100
+        })
+    ));
+    // every message says what is wrong
+    for e in [
+        Book::from_bytes(&flipped).unwrap_err(),
+        Book::from_bytes(&good[..n - 5]).unwrap_err(),
+        Book::load(&dir.join("missing.book")).unwrap_err(),
+    ] {
+        let m = e.to_string();
+        assert!(
+            m.contains("corrupt") || m.contains("truncated") || m.contains("cannot read"),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn solve_uses_the_book_unless_told_not_to() {
+    let book = shipped();
+    // a position the book holds: 0 nodes with the book, a search without it
+    let moves = "4453";
+    let expected = book.get(&P::from_moves(moves).unwrap()).unwrap();
+    let with = run_vier(&["solve"], &format!("{moves}\n"));
+    let text = String::from_utf8_lossy(&with.stdout).to_string();
+    let f: Vec<&str> = text.split_whitespace().collect();
+    assert_eq!(f[1].parse::<i32>().unwrap(), expected, "{text}");
+    assert_eq!(f[2], "0", "{text}");
+    let without = run_vier(
+        &["solve", "--no-book", "--hash", "64"],
+        &format!("{moves}\n"),
+    );
+    let text = String::from_utf8_lossy(&without.stdout).to_string();
+    let f: Vec<&str> = text.split_whitespace().collect();
+    assert_eq!(f[1].parse::<i32>().unwrap(), expected, "{text}");
+    assert!(f[2].parse::<u64>().unwrap() > 1000, "{text}");
+}
+
+#[test]
+fn book_commands_report_errors_and_info() {
+    let dir = temp_dir("cli");
+    let bad = dir.join("bad.book");
+    std::fs::write(&bad, b"VIERBOOK\x01\x07\x06").unwrap();
+    let o = run_vier(&["book", "verify", bad.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("truncated") && err.contains("bad.book"),
+        "{err}"
+    );
+    let o = run_vier(&["solve", "--book", bad.to_str().unwrap()], "4\n");
+    assert_eq!(o.status.code(), Some(2));
+
+    let out = dir.join("4x4.book");
+    let o = run_vier(
+        &[
+            "book",
+            "build",
+            "--size",
+            "4x4",
+            "--depth",
+            "6",
+            "--threads",
+            "2",
+            "--hash",
+            "16",
+            "--out",
+        ]
+        .iter()
+        .copied()
+        .chain([out.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+        "",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_vier(&["book", "info", out.to_str().unwrap(), "--moves", "-"], "");
+    let text = String::from_utf8_lossy(&o.stdout);
+    // 4x4 is a draw, and so is every first move
+    assert!(text.contains("4x4 book, depth 6"), "{text}");
+    assert!(text.contains("- 0 columns: 0 0 0 0"), "{text}");
+    let o = run_vier(
+        &["book", "verify", out.to_str().unwrap(), "--sample", "30"],
+        "",
+    );
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("checked 30 of"));
+    let mut seen = HashSet::new();
+    for l in String::from_utf8_lossy(&o.stdout).lines() {
+        assert!(l.contains(" book ") && l.contains(" solver "), "{l}");
+        seen.insert(l.to_string());
+    }
+    assert_eq!(seen.len(), 30);
+}
+
+/// The bounds the engine keeps between moves are sound: a position just past the book is bounded
+/// by its parents' book scores, and after a move was proven to keep a value, the replies'
+/// positions carry that value as a lower bound in the table; `move_with_value` finds a column
+/// with exactly the value.
+#[test]
+fn known_bounds_are_sound_and_kept_between_moves() {
+    let dir = temp_dir("bounds");
+    let book = std::sync::Arc::new(small_book(&dir, 5));
+    let mut truth = Solver::new(16);
+    let mut solver = Solver::new(16);
+    solver.set_book(Some(book.clone()));
+    let plies = enumerate::<5, 4>(8);
+    // just past the book: every position has a parent in it
+    let mut exact = 0;
+    for &k in plies[6].iter().step_by(7) {
+        let p = position_from_key::<5, 4>(k).unwrap();
+        let lb = solver
+            .known_lower_bound(&p)
+            .expect("a parent is in the book");
+        let v = truth.solve(&p).unwrap();
+        assert!(lb <= v, "{:?}: bound {lb} above {v}", p.to_move_string());
+        exact += usize::from(lb == v);
+    }
+    assert!(exact > 10, "{exact}");
+    let (mut kept, mut checked) = (0, 0);
+    for &k in plies[8].iter().step_by(97) {
+        let q = position_from_key::<5, 4>(k).unwrap();
+        if q.can_win_next() {
+            continue;
+        }
+        let v = truth.solve(&q).unwrap();
+        let c = solver
+            .move_with_value(&q, v)
+            .unwrap()
+            .expect("a move keeps the value");
+        assert_eq!(truth.solve_column(&q, c, false).unwrap(), Some(v));
+        let mut child = q;
+        child.play_col(c);
+        for r in 0..5 {
+            if !child.can_play(r) || child.is_winning_move(r) {
+                continue;
+            }
+            let mut g = child;
+            g.play_col(r);
+            if g.is_game_over() {
+                continue;
+            }
+            checked += 1;
+            if let Some(x) = solver.known_lower_bound(&g) {
+                assert!(x <= truth.solve(&g).unwrap());
+                kept += usize::from(x >= v);
+            }
+        }
+    }
+    assert!(
+        checked > 20 && kept * 2 > checked,
+        "kept {kept} of {checked}"
+    );
+}
