@@ -72,6 +72,9 @@ enum Cmd {
         /// Move string (1-based columns) of the position the games start from.
         #[arg(long, default_value = "")]
         position: String,
+        /// Play (and give hints) without the opening book built into the binary.
+        #[arg(long)]
+        no_book: bool,
     },
 }
 
@@ -234,12 +237,14 @@ fn main() -> ExitCode {
             movetime,
             size,
             position,
+            no_book,
         }) => {
             let opts = cli::play::PlayOptions {
                 first,
                 movetime_ms: movetime,
                 size,
                 position,
+                book: !no_book,
                 ..Default::default()
             }
             .detect_terminal();

@@ -182,10 +182,13 @@ fn expected_words(s: i32, cells: i32, moves: i32) -> String {
 }
 
 fn check_hint<const W: usize, const H: usize>(size: &str, moves: &str) {
-    let out = play(
-        &["--size", size, "--position", moves, "--movetime", "5000"],
-        "h\nq\n",
-    );
+    check_hint_with::<W, H>(&[], size, moves)
+}
+
+fn check_hint_with<const W: usize, const H: usize>(extra: &[&str], size: &str, moves: &str) {
+    let mut args = vec!["--size", size, "--position", moves, "--movetime", "5000"];
+    args.extend_from_slice(extra);
+    let out = play(&args, "h\nq\n");
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
     let p = Position::<W, H>::from_moves(moves).unwrap();
@@ -269,9 +272,29 @@ fn bad_options_exit_2() {
         &["--position", "1212121"],
         &["--size", "3x3"],
         &["--first", "nobody"],
+        &["--no-book=yes"],
     ] {
         let out = play(args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn no_book_plays_and_hints() {
+    let out = play(
+        &["--no-book", "--first", "engine", "--movetime", "100"],
+        "1\n1\n1\n1\n1\n1\nn\n",
+    );
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("vier moves first"), "{text}");
+    assert!(text.contains("\nvier wins. four in a row"), "{text}");
+    assert!(!text.contains("You win!"), "{text}");
+    // the hints are the solver's own work then
+    check_hint_with::<7, 6>(&["--no-book"], "7x6", "5554224333234511764415115");
+    check_hint_with::<5, 4>(&["--no-book"], "5x4", "3");
+    // and the flag is documented
+    let help = play(&["--help"], "");
+    assert!(stdout(&help).contains("--no-book"), "{}", stdout(&help));
 }

@@ -1,9 +1,16 @@
 //! End-to-end tests of the protocol through pipes to the real binary.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+use vier::board::Position;
+use vier::search::{solver_score, Score};
+use vier::solver::Solver;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -19,7 +26,19 @@ impl Engine {
     }
 
     fn start_with_env(env: &[(&str, &str)]) -> Engine {
+        Engine::spawn(env, None)
+    }
+
+    /// An engine whose working directory is `dir` (relative book paths are read from there).
+    fn start_in(dir: &Path) -> Engine {
+        Engine::spawn(&[], Some(dir))
+    }
+
+    fn spawn(env: &[(&str, &str)], dir: Option<&Path>) -> Engine {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_vier"));
+        if let Some(d) = dir {
+            cmd.current_dir(d);
+        }
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -170,6 +189,8 @@ fn handshake() {
         "Width",
         "Height",
         "UCI_Variant",
+        "OwnBook",
+        "BookFile",
     ] {
         assert!(
             lines
@@ -178,6 +199,8 @@ fn handshake() {
             "{opt} missing: {lines:?}"
         );
     }
+    assert!(lines.contains(&"option name OwnBook type check default true".to_string()));
+    assert!(lines.contains(&"option name BookFile type string default <empty>".to_string()));
     assert!(e.sync().is_empty());
     e.send("ugi");
     e.until(|l| l == "ugiok");
@@ -331,6 +354,8 @@ fn bad_input_keeps_the_position() {
         "setoption name Width value 99",
         "setoption name UCI_Variant value chess",
         "setoption name NoSuchOption value 1",
+        "setoption name OwnBook value maybe",
+        "setoption name BookFile value no/such/file.book",
     ] {
         e.send(bad);
         let out = e.sync();
@@ -490,7 +515,8 @@ fn matcher() {
 /// Runs one `session` block: `>` lines are sent, `<` lines expected in order; `< ...` skips
 /// output until the rest of the run of expected lines matches.
 fn replay(block: &[&str]) {
-    let mut e = Engine::start();
+    // in the directory of the test books, which the examples name relative to it
+    let mut e = Engine::start_in(books());
     let mut i = 0;
     while i < block.len() {
         let line = block[i];
@@ -617,4 +643,289 @@ fn searchmoves_and_multipv() {
         "{lines:#?}"
     );
     bestmove(&lines);
+}
+
+// ---- the opening book: OwnBook, BookFile, tbhits ----
+
+/// A directory of book files made once per run with the real binary's `book build`: `5x4.book`
+/// (every 5x4 position with up to 8 discs; game-theoretic facts, so nothing here depends on the
+/// book built into the binary) and damaged copies of it.
+fn books() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("protocol-books-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a directory for the test books");
+        let good = dir.join("5x4.book");
+        let out = common::run_vier(
+            &[
+                "book",
+                "build",
+                "--size",
+                "5x4",
+                "--depth",
+                "8",
+                "--threads",
+                "1",
+                "--hash",
+                "16",
+                "--out",
+                good.to_str().expect("a UTF-8 temp path"),
+            ],
+            "",
+        );
+        assert!(
+            out.status.success(),
+            "vier book build failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&good).expect("the built book");
+        assert!(bytes.len() > 1000, "{} bytes", bytes.len());
+        let write = |name: &str, b: &[u8]| std::fs::write(dir.join(name), b).expect("write");
+        write("truncated.book", &bytes[..bytes.len() / 2]);
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1; // the last entry's score: the checksum no longer matches
+        write("checksum.book", &flipped);
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(b"junk");
+        write("trailing.book", &longer);
+        // random bytes (xorshift), as many as the real book
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let random: Vec<u8> = (0..bytes.len())
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        write("random.book", &random);
+        dir
+    })
+}
+
+fn book_path(name: &str) -> String {
+    books().join(name).to_str().expect("UTF-8").to_string()
+}
+
+/// The exact score of the 5x4 position after `moves` as the protocol writes it (`mate N`,
+/// `mate -N`, or `cp 0` for a draw), from the solver without any book.
+fn exact_5x4(moves: &str) -> String {
+    let p = Position::<5, 4>::from_moves(moves).unwrap();
+    let s = Solver::new(16).solve(&p).unwrap();
+    match solver_score::<5, 4>(s, p.moves()) {
+        Score::Win(n) => format!("mate {n}"),
+        Score::Loss(n) => format!("mate -{n}"),
+        Score::Draw => "cp 0".into(),
+        Score::Cp(_) => unreachable!("a solved score"),
+    }
+}
+
+/// An engine on the 5x4 board with `UCI_ShowWDL` (a proven draw shows `wdl 0 1000 0`).
+fn engine_5x4() -> Engine {
+    let mut e = Engine::start();
+    e.send("setoption name Width value 5");
+    e.send("setoption name Height value 4");
+    e.send("setoption name UCI_ShowWDL value true");
+    assert!(e.sync().is_empty());
+    e
+}
+
+/// Sets `BookFile` and returns what the engine printed about it (one line expected).
+fn set_book_file(e: &mut Engine, value: &str) -> String {
+    e.send(&format!("setoption name BookFile value {value}"));
+    let out = e.sync();
+    assert_eq!(out.len(), 1, "BookFile {value}: {out:?}");
+    out[0].clone()
+}
+
+fn tbhits(line: &str) -> Option<u64> {
+    field(line, "tbhits").map(|n| n.parse().expect("tbhits is a number"))
+}
+
+/// The score of an `info` line: `cp X` or `mate N`.
+fn score(line: &str) -> String {
+    let mut it = line
+        .split_whitespace()
+        .skip_while(|&t| t != "score")
+        .skip(1);
+    format!("{} {}", it.next().unwrap(), it.next().unwrap())
+}
+
+#[test]
+fn book_file_answers_covered_positions_at_once() {
+    let mut e = engine_5x4();
+    let good = book_path("5x4.book");
+    let loaded = set_book_file(&mut e, &good);
+    let prefix = format!("info string book {good}: 5x4, depth 8, ");
+    let count = loaded
+        .strip_prefix(&prefix)
+        .and_then(|r| r.strip_suffix(" positions"))
+        .unwrap_or_else(|| panic!("{loaded}"));
+    assert!(count.parse::<u64>().unwrap() > 1000, "{loaded}");
+    // a win, a draw and a loss for the side to move, all within the book's 8 discs
+    for moves in ["1", "13", "12", "3332", "12121"] {
+        let want = exact_5x4(moves);
+        let t = Instant::now();
+        let lines = e.search(
+            &format!("position startpos moves {moves}"),
+            "go movetime 20000",
+        );
+        assert!(t.elapsed() < Duration::from_secs(5), "{moves}: {lines:#?}");
+        let last = last_info(&lines);
+        assert_eq!(field(last, "depth"), Some("1"), "{moves}: {lines:#?}");
+        assert!(tbhits(last).is_some_and(|n| n > 0), "{moves}: {lines:#?}");
+        assert_eq!(score(last), want, "{moves}: {lines:#?}");
+        if want == "cp 0" {
+            assert!(last.contains(" wdl 0 1000 0 "), "{last}");
+        }
+        // the field order: nodes, nps, tbhits, hashfull, time
+        let pos = |k: &str| {
+            last.find(&format!(" {k} "))
+                .unwrap_or_else(|| panic!("{k}: {last}"))
+        };
+        assert!(
+            pos("nps") < pos("tbhits") && pos("tbhits") < pos("hashfull"),
+            "{last}"
+        );
+        // the move keeps the value
+        let best: usize = bestmove(&lines).parse().expect("a column");
+        let p = Position::<5, 4>::from_moves(moves).unwrap();
+        let mut solver = Solver::new(16);
+        let mover = solver.solve_column(&p, best - 1, false).unwrap();
+        assert_eq!(mover, Some(solver.solve(&p).unwrap()), "{moves}: {best}");
+    }
+    // beyond the book's depth the book has nothing to say at the root
+    let lines = e.search("position startpos moves 123451234", "go depth 1");
+    assert_eq!(tbhits(&lines[0]), None, "{lines:#?}");
+}
+
+#[test]
+fn own_book_false_gives_no_tbhits() {
+    let mut e = engine_5x4();
+    set_book_file(&mut e, &book_path("5x4.book"));
+    e.send("setoption name OwnBook value false");
+    assert!(e.sync().is_empty());
+    let lines = e.search("position startpos moves 1", "go depth 3");
+    assert!(lines.iter().all(|l| tbhits(l).is_none()), "{lines:#?}");
+    assert_eq!(field(last_info(&lines), "depth"), Some("3"), "{lines:#?}");
+    // and back on: the book answers again
+    e.send("setoption name OwnBook value true");
+    let lines = e.search("position startpos moves 1", "go depth 3");
+    assert!(
+        tbhits(last_info(&lines)).is_some_and(|n| n > 0),
+        "{lines:#?}"
+    );
+    // OwnBook during a search takes effect when it ends
+    e.send("go infinite");
+    e.send("setoption name OwnBook value false");
+    // the book's answer comes after depth 1; then the infinite search waits for stop
+    e.until(|l| tbhits(l).is_some());
+    e.send("stop");
+    let lines = e.until_prefix("bestmove");
+    assert!(
+        tbhits(last_info(&lines)).is_some_and(|n| n > 0),
+        "{lines:#?}"
+    );
+    let lines = e.search("position startpos moves 1", "go depth 2");
+    assert!(lines.iter().all(|l| tbhits(l).is_none()), "{lines:#?}");
+}
+
+#[test]
+fn bad_book_files_leave_the_engine_running_without_a_book() {
+    let mut e = engine_5x4();
+    let trailing = std::fs::metadata(books().join("trailing.book"))
+        .unwrap()
+        .len();
+    let mut bad = vec![
+        ("random.book", "not a vier book".to_string()),
+        ("truncated.book", "the book is truncated".to_string()),
+        ("checksum.book", "the book is corrupt: checksum".to_string()),
+        ("missing.book", "cannot read the book".to_string()),
+        ("trailing.book", format!("the book has {trailing} bytes")),
+        ("", "cannot read the book".to_string()), // the directory
+    ];
+    if Path::new("/dev/zero").exists() {
+        // endless input: only the header may be read
+        bad.push(("/dev/zero", "not a vier book".to_string()));
+    }
+    for (name, why) in bad {
+        let path = if name.starts_with('/') {
+            name.to_string()
+        } else {
+            book_path(name)
+        };
+        // a good book first, so that "no book" is observable afterwards
+        set_book_file(&mut e, &book_path("5x4.book"));
+        let line = set_book_file(&mut e, &path);
+        let want = format!("info string error: book: {path}: {why}");
+        assert!(line.starts_with(&want), "{line} does not start with {want}");
+        // still alive, and searching without any book (neither the old one nor the embedded)
+        assert!(e.sync().is_empty());
+        let lines = e.search("position startpos moves 1", "go depth 2");
+        let mv: usize = bestmove(&lines).parse().expect("a column");
+        assert!((1..=5).contains(&mv), "{lines:#?}");
+        assert!(
+            lines.iter().all(|l| tbhits(l).is_none()),
+            "{name}: {lines:#?}"
+        );
+    }
+    // a bad file set during a search is loaded (and reported) after its bestmove
+    e.send("position startpos moves 1");
+    e.send("go infinite");
+    e.send(&format!(
+        "setoption name BookFile value {}",
+        book_path("truncated.book")
+    ));
+    e.send("stop");
+    let lines = e.until_prefix("bestmove");
+    assert!(!lines.iter().any(|l| l.contains("error")), "{lines:#?}");
+    let after = e.sync();
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert!(
+        after[0].starts_with("info string error: book: "),
+        "{after:?}"
+    );
+    // a good file again: the book is back
+    set_book_file(&mut e, &book_path("5x4.book"));
+    let lines = e.search("position startpos moves 1", "go depth 2");
+    assert!(
+        tbhits(last_info(&lines)).is_some_and(|n| n > 0),
+        "{lines:#?}"
+    );
+    e.send("quit");
+    let (_, status) = e.close_and_wait();
+    assert_eq!(status, Some(0));
+}
+
+#[test]
+fn book_file_back_to_empty_is_the_embedded_book() {
+    let mut e = engine_5x4();
+    set_book_file(&mut e, &book_path("5x4.book"));
+    for value in ["<empty>", ""] {
+        let line = set_book_file(&mut e, value);
+        let rest = line
+            .strip_prefix("info string book (embedded): 7x6, depth ")
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(rest.ends_with(" positions"), "{line}");
+        // the embedded book is for 7x6: nothing for the 5x4 board
+        let lines = e.search("position startpos moves 1", "go depth 2");
+        assert!(lines.iter().all(|l| tbhits(l).is_none()), "{lines:#?}");
+        bestmove(&lines);
+    }
+    // `value` left out altogether means empty too
+    e.send("setoption name BookFile");
+    let out = e.sync();
+    assert!(
+        out.len() == 1 && out[0].starts_with("info string book (embedded): 7x6"),
+        "{out:?}"
+    );
+    // and the 7x6 board plays with it
+    e.send("setoption name Width value 7");
+    e.send("setoption name Height value 6");
+    let lines = e.search("position startpos moves 44", "go depth 4");
+    let mv: usize = bestmove(&lines).parse().expect("a column");
+    assert!((1..=7).contains(&mv));
 }

@@ -2,16 +2,18 @@
 //!
 //! The engine moves with the protocol's [`Searcher`] under the same time rules
 //! ([`TimeLimit::deadlines`] of a `movetime`); hints come from the exact [`Solver`] with a
-//! deadline. Everything goes through the streams given to [`run`], so the tests drive a whole
-//! game through pipes. Terminal niceties depend on [`PlayOptions`]: `color` (ANSI colours and
-//! disc glyphs, else `x`/`o`/`.`), `live` (a status line redrawn with `\r` while the engine
-//! thinks, else only its final summary) and `echo` (input lines repeated after the prompt, so a
-//! transcript of piped input reads like a session).
+//! deadline; both consult the opening book built into the binary unless [`PlayOptions::book`]
+//! is off (`--no-book`). Everything goes through the streams given to [`run`], so the tests
+//! drive a whole game through pipes. Terminal niceties depend on [`PlayOptions`]: `color` (ANSI
+//! colours and disc glyphs, else `x`/`o`/`.`), `live` (a status line redrawn with `\r` while the
+//! engine thinks, else only its final summary) and `echo` (input lines repeated after the
+//! prompt, so a transcript of piped input reads like a session).
 //!
 //! The board: one 3-character cell per column, the last move in brackets (`[x]`), the discs of a
 //! finished game's four in a row in upper case (`X`, `O`) or, in colour, reversed.
 
 use crate::board::{Cell, Player, Position, Size};
+use crate::book::Book;
 use crate::ordering::column_order;
 use crate::search::{solver_score, Iteration, Score, SearchControl, SearchLimits, Searcher};
 use crate::solver::Solver;
@@ -20,6 +22,7 @@ use crate::with_size;
 use std::fmt;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The engine's table in megabytes (the protocol's default `Hash`).
@@ -75,6 +78,9 @@ pub struct PlayOptions {
     /// Repeat each input line after its prompt (input that the terminal does not show).
     pub echo: bool,
     pub hash_mb: usize,
+    /// Consult the opening book built into the binary (for the engine's moves and the hints);
+    /// off with `--no-book`.
+    pub book: bool,
 }
 
 impl Default for PlayOptions {
@@ -88,6 +94,7 @@ impl Default for PlayOptions {
             live: false,
             echo: false,
             hash_mb: ENGINE_HASH_MB,
+            book: true,
         }
     }
 }
@@ -211,6 +218,8 @@ pub struct PlaySession<'a, const W: usize, const H: usize, R: BufRead, O: Write>
     movetime_ms: u64,
     searcher: Option<Searcher>,
     hint_solver: Option<Solver>,
+    /// The book the engine's searcher and the hint solver consult.
+    book: Option<Arc<Book>>,
 }
 
 /// What to do after a line at the end of a game.
@@ -238,6 +247,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             movetime_ms: opts.movetime_ms.max(1),
             searcher: None,
             hint_solver: None,
+            book: if opts.book { Book::embedded() } else { None },
         }
     }
 
@@ -473,7 +483,21 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
 
     fn searcher(&mut self) -> &mut Searcher {
         let mb = self.opts.hash_mb;
-        self.searcher.get_or_insert_with(|| Searcher::new(mb))
+        let book = &self.book;
+        self.searcher.get_or_insert_with(|| {
+            let mut s = Searcher::new(mb);
+            s.set_book(book.clone());
+            s
+        })
+    }
+
+    fn hint_solver(&mut self) -> &mut Solver {
+        let book = &self.book;
+        self.hint_solver.get_or_insert_with(|| {
+            let mut s = Solver::new(HINT_HASH_MB);
+            s.set_book(book.clone());
+            s
+        })
     }
 
     fn engine_move(&mut self) -> io::Result<()> {
@@ -538,9 +562,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         }
         let start = Instant::now();
         let p = self.pos;
-        let solver = self
-            .hint_solver
-            .get_or_insert_with(|| Solver::new(HINT_HASH_MB));
+        let solver = self.hint_solver();
         let mut scores: [Option<i32>; W] = [None; W];
         let order = column_order::<W>();
         let open: Vec<usize> = order.iter().copied().filter(|&c| p.can_play(c)).collect();
@@ -759,6 +781,59 @@ mod tests {
             hint_words(Score::Win(5)),
             "wins (with your 5th disc from now)"
         );
+    }
+
+    /// Every 5x4 position with up to 4 discs, solved here.
+    fn small_book() -> Arc<Book> {
+        let plies = crate::book::enumerate::<5, 4>(4);
+        let solver = std::cell::RefCell::new(Solver::new(4));
+        let entries = crate::book::complete::<5, 4>(&plies, |k| {
+            let p = crate::book::position_from_key::<5, 4>(k)?;
+            solver.borrow_mut().solve(&p).ok()
+        })
+        .expect("every leaf solved");
+        Arc::new(Book::from_entries(5, 4, 4, entries))
+    }
+
+    #[test]
+    fn book_follows_the_option() {
+        let opts = PlayOptions::default();
+        assert!(opts.book);
+        let s = PlaySession::<7, 6, _, _>::new(&opts, Position::new(), io::empty(), io::sink());
+        assert_eq!(s.book, Book::embedded());
+        let opts = PlayOptions {
+            book: false,
+            ..Default::default()
+        };
+        let s = PlaySession::<7, 6, _, _>::new(&opts, Position::new(), io::empty(), io::sink());
+        assert!(s.book.is_none());
+    }
+
+    #[test]
+    fn hints_and_moves_consult_the_book() {
+        let opts = PlayOptions {
+            size: Size::new(5, 4).unwrap(),
+            movetime_ms: 20_000,
+            book: false,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let mut s = PlaySession::<5, 4, _, _>::new(&opts, Position::new(), io::empty(), &mut out);
+        s.book = Some(small_book());
+        let t = Instant::now();
+        s.hint().unwrap();
+        let solver = s.hint_solver.as_ref().expect("the hint made its solver");
+        assert!(solver.book().is_some());
+        assert!(solver.book_hits() >= 5, "{}", solver.book_hits());
+        // the empty 5x4 board is a draw; the book answers after depth 1, centre first
+        s.engine_move().unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10));
+        drop(s);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\n  1: loses "), "{text}");
+        assert!(text.contains("\n  3: draws  <- best"), "{text}");
+        assert!(!text.contains("unknown"), "{text}");
+        assert!(text.contains("\nvier plays 3 (depth 1, drawn, "), "{text}");
     }
 
     #[test]

@@ -8,9 +8,15 @@
 //! `bestmove` comes back as a report. Options and `ucinewgame` sent during a search are applied
 //! when it ends, in order. A panic on the searcher is reported and ends the process with a
 //! non-zero status.
+//!
+//! The opening book: the loop owns the choice (`OwnBook`, `BookFile`), loads a book file itself
+//! (when idle, so the searcher never waits for the disk) and hands the searcher the book to
+//! consult, or none, with [`Job::SetBook`]. A book that fails to load is reported and leaves the
+//! engine without a book; it never ends the engine.
 
 use super::parse::{parse_line, Command, GoParams, MoveToken, Query, StartPos};
 use crate::board::{perft, BoardError, Player, Position, Size};
+use crate::book::{Book, BookError};
 use crate::eval;
 use crate::search::{
     Iteration, Line, Score, ScoreBound, SearchControl, SearchLimits, SearchResult, Searcher,
@@ -18,6 +24,7 @@ use crate::search::{
 use crate::time::{Clock, Deadlines, TimeLimit};
 use crate::with_size;
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -46,6 +53,8 @@ enum Job {
     Search(Box<SearchJob>),
     SetHash(usize),
     Clear,
+    /// The book the searcher consults from now on (`None`: no book).
+    SetBook(Option<Arc<Book>>),
     /// Answered by [`Report::Pong`] once every earlier job is done.
     Ping,
 }
@@ -216,13 +225,28 @@ fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
 fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut searcher: Option<Searcher> = None;
+    let mut book: Option<Arc<Book>> = None;
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
-            Job::SetHash(mb) => searcher = Some(Searcher::new(mb)),
+            Job::SetHash(mb) => match searcher.as_mut() {
+                // frees the old tables first and keeps the book
+                Some(s) => s.set_hash(mb),
+                None => {
+                    let mut s = Searcher::new(mb);
+                    s.set_book(book.clone());
+                    searcher = Some(s);
+                }
+            },
             Job::Clear => {
                 if let Some(s) = searcher.as_mut() {
                     s.clear()
                 }
+            }
+            Job::SetBook(b) => {
+                if let Some(s) = searcher.as_mut() {
+                    s.set_book(b.clone());
+                }
+                book = b;
             }
             Job::Ping => {
                 let _ = reports.send(Report::Pong);
@@ -231,7 +255,11 @@ fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                 if panic_on_search {
                     panic!("{PANIC_ENV} is set");
                 }
-                let s = searcher.get_or_insert_with(|| Searcher::new(DEFAULT_HASH_MB));
+                let s = searcher.get_or_insert_with(|| {
+                    let mut s = Searcher::new(DEFAULT_HASH_MB);
+                    s.set_book(book.clone());
+                    s
+                });
                 let mut report = |it: &Iteration| {
                     let _ = reports.send(Report::Info(it.clone()));
                 };
@@ -274,12 +302,19 @@ struct Engine<O: Write> {
     deferred: Vec<Command>,
     /// A table (re)allocation was sent to the searcher and `isready` has not waited for it yet.
     allocating: bool,
+    /// `OwnBook`: whether the searcher gets [`Engine::book`].
+    own_book: bool,
+    /// The book `BookFile` names, loaded; `None` if it failed to load.
+    book: Option<Arc<Book>>,
 }
 
 impl<O: Write> Engine<O> {
     fn new(out: Out<O>, jobs: Sender<Job>, reports: Receiver<Report>) -> Engine<O> {
         let size = Size::default();
         let _ = jobs.send(Job::SetHash(DEFAULT_HASH_MB));
+        // OwnBook defaults to true: the built-in book from the start
+        let book = Book::embedded();
+        let _ = jobs.send(Job::SetBook(book.clone()));
         Engine {
             out,
             jobs,
@@ -296,6 +331,8 @@ impl<O: Write> Engine<O> {
             running: None,
             deferred: Vec::new(),
             allocating: true,
+            own_book: true,
+            book,
         }
     }
 
@@ -495,6 +532,8 @@ impl<O: Write> Engine<O> {
             "option name Width type spin default 7 min 4 max 9".to_string(),
             "option name Height type spin default 6 min 4 max 9".to_string(),
             "option name UCI_Variant type combo default cfour var cfour".to_string(),
+            "option name OwnBook type check default true".to_string(),
+            "option name BookFile type string default <empty>".to_string(),
             ok.to_string(),
         ];
         for l in lines {
@@ -516,6 +555,16 @@ impl<O: Write> Engine<O> {
                 )),
             }
         };
+        let check = |v: Option<&str>| -> Result<bool, String> {
+            match v.map(str::to_ascii_lowercase).as_deref() {
+                Some("true") => Ok(true),
+                Some("false") => Ok(false),
+                _ => Err(format!(
+                    "bad value '{}' for option {name}: expected true or false",
+                    v.unwrap_or("")
+                )),
+            }
+        };
         let result: Result<(), String> = match key.as_str() {
             "hash" => number(value, 2, MAX_HASH_MB as u64).map(|n| {
                 self.hash_mb = n as usize;
@@ -528,20 +577,15 @@ impl<O: Write> Engine<O> {
             }
             "moveoverhead" => number(value, 0, MAX_MOVE_OVERHEAD_MS).map(|n| self.overhead_ms = n),
             "multipv" => number(value, 1, 9).map(|n| self.multipv = n as usize),
-            "uci_showwdl" => match value.map(str::to_ascii_lowercase).as_deref() {
-                Some("true") => {
-                    self.show_wdl = true;
-                    Ok(())
-                }
-                Some("false") => {
-                    self.show_wdl = false;
-                    Ok(())
-                }
-                _ => Err(format!(
-                    "bad value '{}' for option {name}: expected true or false",
-                    value.unwrap_or("")
-                )),
-            },
+            "uci_showwdl" => check(value).map(|b| self.show_wdl = b),
+            "ownbook" => check(value).map(|b| {
+                self.own_book = b;
+                self.install_book();
+            }),
+            "bookfile" => {
+                self.set_book_file(value.unwrap_or(""));
+                Ok(())
+            }
             "width" | "height" => number(value, 4, 9).and_then(|n| {
                 if key == "width" {
                     self.want.0 = n as usize;
@@ -576,6 +620,50 @@ impl<O: Write> Engine<O> {
         if let Err(e) = result {
             self.error(&e);
         }
+    }
+
+    /// `BookFile`: loads the file at once (empty or `<empty>`: the built-in book) and reports
+    /// the book, or the error; a book that fails to load leaves the engine without one.
+    fn set_book_file(&mut self, value: &str) {
+        let path = if value == "<empty>" { "" } else { value };
+        let (name, loaded) = if path.is_empty() {
+            let book = match Book::embedded() {
+                Some(b) => Ok(b),
+                None => Err(Book::embedded_result()
+                    .err()
+                    .unwrap_or_else(|| BookError::Io("the built-in book does not parse".into()))),
+            };
+            ("(embedded)", book)
+        } else {
+            (path, load_book(path.as_ref()).map(Arc::new))
+        };
+        match loaded {
+            Ok(book) => {
+                self.out.line(&format!(
+                    "info string book {name}: {}x{}, depth {}, {} positions",
+                    book.width(),
+                    book.height(),
+                    book.depth(),
+                    book.len()
+                ));
+                self.book = Some(book);
+            }
+            Err(e) => {
+                self.error(&format!("book: {name}: {e}"));
+                self.book = None;
+            }
+        }
+        self.install_book();
+    }
+
+    /// Hands the searcher the book it should consult now.
+    fn install_book(&mut self) {
+        let book = if self.own_book {
+            self.book.clone()
+        } else {
+            None
+        };
+        let _ = self.jobs.send(Job::SetBook(book));
     }
 
     fn parse_position(&self, start: &StartPos, moves: &[MoveToken]) -> Result<Root, String> {
@@ -772,6 +860,45 @@ impl<O: Write> Engine<O> {
     }
 }
 
+/// Reads a book file, reading no more than its header says the book holds (so a huge file or a
+/// device such as `/dev/zero` is rejected without being read whole).
+fn load_book(path: &std::path::Path) -> Result<Book, BookError> {
+    let io = |e: io::Error| BookError::Io(e.to_string());
+    let mut f = File::open(path).map_err(io)?;
+    // the header's size (see the file format in crate::book)
+    let header = 24;
+    let mut bytes = Vec::new();
+    (&mut f).take(header).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() < header as usize {
+        return Book::from_bytes(&bytes);
+    }
+    // a header alone parses as a book of no entries, or tells how long the book must be
+    let expected = match Book::from_bytes(&bytes) {
+        Err(BookError::Truncated { expected, .. }) => expected as u64,
+        Err(
+            e
+            @ (BookError::BadMagic | BookError::UnsupportedVersion(_) | BookError::BadSize { .. }),
+        ) => return Err(e),
+        _ => header,
+    };
+    // one byte more than expected, to tell trailing bytes
+    (&mut f)
+        .take(expected + 1 - header)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    Book::from_bytes(&bytes).map_err(|e| match e {
+        BookError::TrailingBytes { expected, found } => BookError::TrailingBytes {
+            expected,
+            found: f
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(found, |m| m.len() as usize),
+        },
+        e => e,
+    })
+}
+
 /// Plays one move token with the board's legality checks, and for a drop, checks its rank.
 /// On an error `p` may hold the move already: callers discard it.
 fn play_token<const W: usize, const H: usize>(
@@ -847,10 +974,11 @@ fn format_info(it: &Iteration, run: &Running) -> Vec<String> {
                 let (w, d, l) = wdl(line.score);
                 s += &format!(" wdl {w} {d} {l}");
             }
-            s += &format!(
-                " nodes {} nps {nps} hashfull {} time {ms}",
-                it.nodes, it.hashfull
-            );
+            s += &format!(" nodes {} nps {nps}", it.nodes);
+            if it.book_hits > 0 {
+                s += &format!(" tbhits {}", it.book_hits);
+            }
+            s += &format!(" hashfull {} time {ms}", it.hashfull);
             let pv = format_moves(run.root, &line.pv, run.drops);
             if !pv.is_empty() {
                 s += " pv ";
