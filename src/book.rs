@@ -233,11 +233,47 @@ impl Book {
         })
     }
 
-    /// Reads and checks a book file.
+    /// Reads and checks a book file, reading no more than its header says the book holds (so a
+    /// huge file or a device such as `/dev/zero` is refused without being read whole). Errors
+    /// do not name the file: callers say which file they read.
     pub fn load(path: &Path) -> Result<Book, BookError> {
-        let bytes =
-            std::fs::read(path).map_err(|e| BookError::Io(format!("{}: {e}", path.display())))?;
-        Book::from_bytes(&bytes)
+        use std::io::Read;
+        let io = |e: std::io::Error| BookError::Io(e.to_string());
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        let mut bytes = Vec::new();
+        (&mut f)
+            .take(HEADER as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() < HEADER {
+            return Book::from_bytes(&bytes);
+        }
+        // a header alone parses as a book of no entries, or tells how long the book must be
+        let expected = match Book::from_bytes(&bytes) {
+            Err(BookError::Truncated { expected, .. }) => expected as u64,
+            Err(
+                e @ (BookError::BadMagic
+                | BookError::UnsupportedVersion(_)
+                | BookError::BadSize { .. }),
+            ) => return Err(e),
+            _ => HEADER as u64,
+        };
+        // one byte more than expected, to tell trailing bytes
+        (&mut f)
+            .take(expected + 1 - HEADER as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        Book::from_bytes(&bytes).map_err(|e| match e {
+            BookError::TrailingBytes { expected, found } => BookError::TrailingBytes {
+                expected,
+                found: f
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map_or(found, |m| m.len() as usize),
+            },
+            e => e,
+        })
     }
 
     /// The book built into the binary (parsed once, shared); `None` only if it does not parse,

@@ -231,14 +231,16 @@ def parse_info(line: str) -> dict:
     return out
 
 
-def measure(binary: str, ms: int, sample: dict, oracle: dict, log) -> list[dict]:
-    """One engine process per thinking time; a fresh game (ucinewgame) per position."""
+def measure(binary: str, ms: int, sample: dict, oracle: dict, log,
+            options: dict | None = None) -> list[dict]:
+    """One engine process per thinking time; a fresh game (ucinewgame) per position.
+    `options` (default ENGINE_OPTIONS) are set after the handshake."""
     eng = Engine(binary)
     rows = []
     try:
         eng.send("uci")
         eng.wait_for("uciok", 10)
-        for k, v in ENGINE_OPTIONS.items():
+        for k, v in (ENGINE_OPTIONS if options is None else options).items():
             eng.send(f"setoption name {k} value {v}")
         for phase, positions in sample.items():
             for moves, exact in positions:

@@ -24,7 +24,6 @@ use crate::search::{
 use crate::time::{Clock, Deadlines, TimeLimit};
 use crate::with_size;
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -635,7 +634,7 @@ impl<O: Write> Engine<O> {
             };
             ("(embedded)", book)
         } else {
-            (path, load_book(path.as_ref()).map(Arc::new))
+            (path, Book::load(path.as_ref()).map(Arc::new))
         };
         match loaded {
             Ok(book) => {
@@ -858,45 +857,6 @@ impl<O: Write> Engine<O> {
             self.error(&format!("bench failed: {e}"));
         }
     }
-}
-
-/// Reads a book file, reading no more than its header says the book holds (so a huge file or a
-/// device such as `/dev/zero` is rejected without being read whole).
-fn load_book(path: &std::path::Path) -> Result<Book, BookError> {
-    let io = |e: io::Error| BookError::Io(e.to_string());
-    let mut f = File::open(path).map_err(io)?;
-    // the header's size (see the file format in crate::book)
-    let header = 24;
-    let mut bytes = Vec::new();
-    (&mut f).take(header).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() < header as usize {
-        return Book::from_bytes(&bytes);
-    }
-    // a header alone parses as a book of no entries, or tells how long the book must be
-    let expected = match Book::from_bytes(&bytes) {
-        Err(BookError::Truncated { expected, .. }) => expected as u64,
-        Err(
-            e
-            @ (BookError::BadMagic | BookError::UnsupportedVersion(_) | BookError::BadSize { .. }),
-        ) => return Err(e),
-        _ => header,
-    };
-    // one byte more than expected, to tell trailing bytes
-    (&mut f)
-        .take(expected + 1 - header)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    Book::from_bytes(&bytes).map_err(|e| match e {
-        BookError::TrailingBytes { expected, found } => BookError::TrailingBytes {
-            expected,
-            found: f
-                .metadata()
-                .ok()
-                .filter(|m| m.is_file())
-                .map_or(found, |m| m.len() as usize),
-        },
-        e => e,
-    })
 }
 
 /// Plays one move token with the board's legality checks, and for a drop, checks its rank.
