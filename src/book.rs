@@ -3,7 +3,10 @@
 //!
 //! A book maps a position's mirror-symmetric key ([`Position::symmetric_key`]) to its exact score
 //! (see [`crate::solver`]). It holds every position with at most `depth` discs whose game is
-//! not over, once per mirror pair, so a lookup at `depth` or fewer discs never misses.
+//! not over, once per mirror pair, so a lookup at `depth` or fewer discs never misses. Past
+//! `depth` it may hold a main line: the positions of best play for both sides (ties to the
+//! column nearest the centre, as the engine breaks them) with every move from each, so that
+//! the expected game is known exactly beyond the full-width part.
 //!
 //! File format (all integers little-endian):
 //!
@@ -137,8 +140,19 @@ pub struct Book {
     width: usize,
     height: usize,
     depth: u32,
+    /// Discs of the deepest entry (a main line's end), `depth` without one.
+    max_moves: u32,
     keys: Vec<u64>,
     scores: Vec<i8>,
+}
+
+/// Discs on the board of a position key (see [`position_from_key`]).
+pub fn key_discs(key: u64, width: usize, height: usize) -> u32 {
+    let h1 = height + 1;
+    let column = (1u64 << h1) - 1;
+    (0..width)
+        .map(|c| 63 - (((key >> (c * h1)) & column) + 1).leading_zeros())
+        .sum()
 }
 
 impl Book {
@@ -151,10 +165,15 @@ impl Book {
     ) -> Book {
         entries.sort_unstable_by_key(|e| e.0);
         entries.dedup_by_key(|e| e.0);
+        let max_moves = entries
+            .iter()
+            .map(|e| key_discs(e.0, width, height))
+            .fold(depth, u32::max);
         Book {
             width,
             height,
             depth,
+            max_moves,
             keys: entries.iter().map(|e| e.0).collect(),
             scores: entries.iter().map(|e| e.1).collect(),
         }
@@ -224,10 +243,15 @@ impl Book {
             keys.push(key);
             scores.push(score);
         }
+        let max_moves = keys
+            .iter()
+            .map(|&k| key_discs(k, w, h))
+            .fold(depth, u32::max);
         Ok(Book {
             width: w,
             height: h,
             depth,
+            max_moves,
             keys,
             scores,
         })
@@ -329,6 +353,11 @@ impl Book {
         self.depth
     }
 
+    /// Discs of the deepest position in the book (beyond `depth`: a main line).
+    pub fn max_moves(&self) -> u32 {
+        self.max_moves
+    }
+
     pub fn len(&self) -> usize {
         self.keys.len()
     }
@@ -353,10 +382,10 @@ impl Book {
             .map(|i| self.scores[i] as i32)
     }
 
-    /// Whether the book is for positions of this size and this many discs.
+    /// Whether the book is for positions of this size and may hold one with this many discs.
     #[inline(always)]
     pub fn covers<const W: usize, const H: usize>(&self, moves: u32) -> bool {
-        moves <= self.depth && self.width == W && self.height == H
+        moves <= self.max_moves && self.width == W && self.height == H
     }
 
     /// The exact score of `p` (side to move's view) if the book holds it.

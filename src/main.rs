@@ -97,6 +97,10 @@ enum BookCmd {
         /// The book file to write.
         #[arg(long)]
         out: std::path::PathBuf,
+        /// Add the main line (best play for both sides, every move from each of its positions
+        /// scored) up to positions of this many discs.
+        #[arg(long, default_value_t = 0)]
+        line: u32,
     },
     /// Re-solves a random sample of a book's entries without any book; exit status 1 on a
     /// mismatch.
@@ -129,6 +133,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             hash,
             size,
             out: file,
+            line,
         } => {
             let opts = cli::book::BuildOptions {
                 size,
@@ -136,6 +141,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
                 threads,
                 hash_mb: hash,
                 out: file,
+                line,
             };
             cli::book::build(&opts, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
         }

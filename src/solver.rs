@@ -63,8 +63,12 @@ pub struct Solver {
     stopped: bool,
     /// Exact scores of the early positions; looked up below `book_moves` discs.
     book: Option<Arc<Book>>,
-    /// The book's depth + 1 (0 without a book), so that one compare per node skips it.
+    /// The book's depth + 1 (0 without a book): the search probes the book below this many
+    /// discs, where it never misses, and one compare per node skips it elsewhere.
     book_moves: u32,
+    /// The deepest entry's discs + 1: roots and their children (not every node: most probes
+    /// would miss) are looked up below this, to use a main line.
+    book_line_moves: u32,
     book_hits: u64,
 }
 
@@ -89,6 +93,7 @@ impl Solver {
             stopped: false,
             book: None,
             book_moves: 0,
+            book_line_moves: 0,
             book_hits: 0,
         }
     }
@@ -97,6 +102,7 @@ impl Solver {
     /// another board size is never consulted.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
         self.book_moves = book.as_ref().map_or(0, |b| b.depth() + 1);
+        self.book_line_moves = book.as_ref().map_or(0, |b| b.max_moves() + 1);
         self.book = book;
     }
 
@@ -114,7 +120,7 @@ impl Solver {
         &mut self,
         p: &Position<W, H>,
     ) -> Option<i32> {
-        if p.moves() >= self.book_moves {
+        if p.moves() >= self.book_line_moves {
             return None;
         }
         let s = self.book.as_ref()?.get(p)?;
@@ -271,7 +277,7 @@ impl Solver {
             return None;
         }
         let mut best: Option<i32> = None;
-        if p.moves() > 0 && p.moves() == self.book_moves {
+        if p.moves() > 0 && p.moves() <= self.book_line_moves {
             // take back each disc the last mover could have played last
             let last_mover = p.mask() ^ p.current();
             for c in 0..W {

@@ -158,6 +158,7 @@ fn small_book(dir: &std::path::Path, depth: u32) -> Book {
         threads: 2,
         hash_mb: 16,
         out: dir.join("5x4.book"),
+        line: 0,
     };
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");
@@ -216,6 +217,7 @@ fn build_resumes_from_its_journal() {
         threads: 1,
         hash_mb: 16,
         out: out.clone(),
+        line: 0,
     };
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");
@@ -241,6 +243,7 @@ fn a_journal_of_another_size_is_refused() {
         threads: 1,
         hash_mb: 16,
         out,
+        line: 0,
     };
     let err = build(&opts, &mut Vec::new()).unwrap_err();
     assert!(err.to_string().contains("not a journal of a 4x4"), "{err}");
@@ -464,4 +467,61 @@ fn known_bounds_are_sound_and_kept_between_moves() {
         checked > 20 && kept * 2 > checked,
         "kept {kept} of {checked}"
     );
+}
+
+/// `--line` adds the main line past the full-width depth: every move from each line position is
+/// in the book with its exact score, the line is best play, and a second build reuses the book
+/// already at its path instead of solving again.
+#[test]
+fn main_line_extends_the_book_and_a_rebuild_reuses_it() {
+    let dir = temp_dir("line");
+    small_book(&dir, 4);
+    let opts = BuildOptions {
+        size: Size::new(5, 4).unwrap(),
+        depth: 4,
+        threads: 1,
+        hash_mb: 16,
+        out: dir.join("5x4.book"),
+        line: 12,
+    };
+    let mut log = Vec::new();
+    let book = build(&opts, &mut log).expect("builds");
+    let log = String::from_utf8(log).unwrap();
+    assert!(log.contains("reusing the"), "{log}");
+    assert!(
+        log.contains("0/0 solved") || !log.contains("solved ("),
+        "{log}"
+    );
+    let line: String = log
+        .lines()
+        .find_map(|l| l.strip_prefix("main line: "))
+        .expect("the line is logged")
+        .to_string();
+    assert_eq!(line.len(), 13, "{line}");
+    assert_eq!(book.depth(), 4);
+    assert_eq!(book.max_moves(), 13);
+    let mut truth = Solver::new(16);
+    for (key, score) in book.entries() {
+        let p = position_from_key::<5, 4>(key).unwrap();
+        assert_eq!(truth.solve(&p), Ok(score), "{:?}", p.to_move_string());
+    }
+    let mut solver = Solver::new(16);
+    solver.set_book(Some(std::sync::Arc::new(book.clone())));
+    let mut p = Position::<5, 4>::new();
+    for ch in line.chars() {
+        let col = ch.to_digit(10).unwrap() as usize - 1;
+        for c in 0..5 {
+            if p.can_play(c) && !p.is_winning_move(c) {
+                let mut q = p;
+                q.play_col(c);
+                assert!(book.get(&q).is_some(), "{:?} {c}", p.to_move_string());
+            }
+        }
+        // the engine's choice from the book's value is the line's move, without searching
+        let v = truth.solve(&p).unwrap();
+        solver.reset_nodes();
+        assert_eq!(solver.move_with_value(&p, v), Ok(Some(col)));
+        assert_eq!(solver.nodes(), 0);
+        p.play_col(col);
+    }
 }

@@ -10,6 +10,7 @@
 
 use crate::board::{Position, Size};
 use crate::book::{complete, enumerate, position_from_key, Book, BookError};
+use crate::ordering::column_order;
 use crate::solver::Solver;
 use crate::with_size;
 use crossbeam_channel::unbounded;
@@ -33,6 +34,9 @@ pub struct BuildOptions {
     /// Table size per thread, MB.
     pub hash_mb: usize,
     pub out: PathBuf,
+    /// Extend the book with the main line up to positions of this many discs (every move from
+    /// each line position is scored); at most `depth` for none.
+    pub line: u32,
 }
 
 /// The journal of a build writing `out`.
@@ -125,6 +129,18 @@ fn build_sized<const W: usize, const H: usize>(
     )?;
     let jpath = journal_path(&opts.out);
     let (mut journal, mut known) = open_journal(&jpath, opts.size)?;
+    // a book already at `out` (an earlier build, say to another depth) holds exact scores too
+    if let Ok(old) = Book::load(&opts.out) {
+        if (old.width(), old.height()) == (W, H) {
+            known.extend(old.entries().map(|(k, s)| (k, s as i8)));
+            writeln!(
+                log,
+                "reusing the {} scores of the book at {}",
+                old.len(),
+                opts.out.display()
+            )?;
+        }
+    }
     let todo: Vec<u64> = last
         .iter()
         .copied()
@@ -196,13 +212,19 @@ fn build_sized<const W: usize, const H: usize>(
         }
         Ok(())
     })?;
-    journal.sync_all()?;
-    drop(journal);
-
-    let entries =
+    let mut entries =
         complete::<W, H>(&plies, |k| known.get(&k).map(|&s| s as i32)).ok_or_else(|| {
             io::Error::other("a position of the last ply has no score (journal incomplete)")
         })?;
+    if opts.line > opts.depth {
+        let mut scores: HashMap<u64, i8> = entries.iter().copied().collect();
+        scores.extend(known.iter().map(|(&k, &s)| (k, s)));
+        let line = main_line::<W, H>(opts, &mut scores, &mut journal, log)?;
+        writeln!(log, "main line: {}", line)?;
+        entries = scores.into_iter().collect();
+    }
+    journal.sync_all()?;
+    drop(journal);
     let book = Book::from_entries(W, H, opts.depth, entries);
     book.save(&opts.out)?;
     std::fs::remove_file(&jpath)?;
@@ -215,6 +237,68 @@ fn build_sized<const W: usize, const H: usize>(
         fmt_duration(started.elapsed())
     )?;
     Ok(book)
+}
+
+/// Follows best play from the empty board while the position has at most `opts.line` discs,
+/// scoring every move from each line position (solving those not yet known, journalled like
+/// the rest) so that the book holds them; ties go to the column nearest the centre, as in
+/// [`Solver::move_with_value`]. Returns the line's moves.
+fn main_line<const W: usize, const H: usize>(
+    opts: &BuildOptions,
+    scores: &mut HashMap<u64, i8>,
+    journal: &mut File,
+    log: &mut dyn Write,
+) -> io::Result<String> {
+    let mut solver = Solver::new(opts.hash_mb);
+    let cells = (W * H) as i32;
+    let mut p = Position::<W, H>::new();
+    let mut line = String::new();
+    let started = Instant::now();
+    while p.moves() <= opts.line && !p.is_game_over() {
+        let mut best: Option<(usize, i32)> = None;
+        for &c in column_order::<W>().iter() {
+            if !p.can_play(c) {
+                continue;
+            }
+            let s = if p.is_winning_move(c) {
+                (cells + 1 - p.moves() as i32) / 2
+            } else {
+                let mut q = p;
+                q.play_col(c);
+                if q.is_full() {
+                    0
+                } else {
+                    let k = q.symmetric_key().0;
+                    let v = match scores.get(&k) {
+                        Some(&v) => v as i32,
+                        None => {
+                            let v = solver.solve(&q).expect("no limits are set");
+                            let mut rec = k.to_le_bytes().to_vec();
+                            rec.push(v as i8 as u8);
+                            journal.write_all(&rec)?;
+                            scores.insert(k, v as i8);
+                            v
+                        }
+                    };
+                    -v
+                }
+            };
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((c, s));
+            }
+        }
+        let (c, s) = best.expect("a game that is not over has a move");
+        writeln!(
+            log,
+            "line ply {}: {} scores {s} ({} in)",
+            p.moves() + 1,
+            c + 1,
+            fmt_duration(started.elapsed())
+        )?;
+        line.push_str(&(c + 1).to_string());
+        p.play_col(c);
+    }
+    Ok(line)
 }
 
 /// What `vier book verify` found.
