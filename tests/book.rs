@@ -525,3 +525,75 @@ fn main_line_extends_the_book_and_a_rebuild_reuses_it() {
         p.play_col(col);
     }
 }
+
+/// The game: vier against itself at 10 ms per move, both sides with the shipped book.
+/// Best play on both sides ends with the first player's four on move 41 (its 21st disc): any
+/// slip by the winner gives the game away, any slip by the loser loses sooner.
+#[test]
+fn self_play_at_10_ms_is_won_by_the_first_player_on_move_41() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("vier runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for = |prefix: &str| -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let l = rx
+                .recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("no {prefix} within 10 s; got {lines:?}"));
+            let done = l.starts_with(prefix);
+            lines.push(l);
+            if done {
+                return lines;
+            }
+        }
+    };
+    writeln!(stdin, "uci").unwrap();
+    wait_for("uciok");
+    writeln!(stdin, "ucinewgame\nisready").unwrap();
+    wait_for("readyok");
+    let mut moves = String::new();
+    let mut p = P::new();
+    let mut unproven = Vec::new();
+    while !p.is_game_over() {
+        writeln!(stdin, "position startpos moves {moves}\ngo movetime 10").unwrap();
+        let lines = wait_for("bestmove");
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        let col: usize = best.parse().expect("a column digit");
+        let info = lines.iter().rev().find(|l| l.starts_with("info depth"));
+        // every position of best play here is a win for one side: a proven score is a mate
+        if !info.is_some_and(|l| l.contains(" mate ")) {
+            unproven.push(p.moves() + 1);
+        }
+        p.try_play_column(col, moves.len()).expect("a legal move");
+        moves.push_str(&best);
+        moves.push(' ');
+    }
+    writeln!(stdin, "quit").unwrap();
+    let _ = child.wait();
+    let played: String = moves.split_whitespace().collect();
+    assert!(p.last_mover_won(), "{played}: a draw");
+    assert_eq!(p.moves(), 41, "{played}: won on move {}", p.moves());
+    eprintln!("game {played}; moves played without a proven score: {unproven:?}");
+}

@@ -1,0 +1,70 @@
+"""Tests of tools/book_accuracy.py end to end with the real engine, on a tiny sample.
+
+The engine binary comes from VIER_BIN (set by the Rust test wrapper under `cargo test`); without
+it the test fails on purpose.
+"""
+
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+from .support import vier_bin
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TOOL = os.path.join(ROOT, "tools", "book_accuracy.py")
+DATA = os.path.join(ROOT, "..", "shared", "data", "pons")
+
+_spec = importlib.util.spec_from_file_location("vier_book_accuracy", TOOL)
+tool = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tool)
+
+
+class EndToEnd(unittest.TestCase):
+    def setUp(self):
+        self.bin = vier_bin(self)
+        if not os.path.isdir(DATA):
+            self.fail(f"missing {DATA}: the tests need ../shared/data beside the project root")
+        self.dir = tempfile.mkdtemp(prefix="vier-book-acc-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_tiny_run_writes_a_consistent_report(self):
+        rc = tool.main(["--bin", self.bin, "--times", "5", "--positions", "3", "--jobs", "2",
+                        "--sets", "Test_L1_R1", "--out-dir", self.dir])
+        self.assertEqual(rc, 0)
+        with open(os.path.join(self.dir, "accuracy.json")) as fh:
+            data = json.load(fh)
+        res = data["results"]
+        self.assertEqual(set(res), {"5 book Test_L1_R1", "5 book all",
+                                    "5 nobook Test_L1_R1", "5 nobook all"})
+        for r in res.values():
+            self.assertEqual(r["positions"], 3)
+            self.assertTrue(0.0 <= r["keeps_value"] <= 1.0)
+            self.assertEqual(len(r["errors"]), round(3 * (1 - r["keeps_value"])))
+        # the oracle is cached and its best columns are Pons' scores (checked by the tool)
+        with open(os.path.join(self.dir, "oracle.json")) as fh:
+            oracle = json.load(fh)["positions"]
+        self.assertEqual(len(oracle), 3)
+        for scores in oracle.values():
+            self.assertEqual(len(scores), 7)
+        with open(os.path.join(self.dir, "accuracy.md")) as fh:
+            md = fh.read()
+        self.assertIn("| 5 | on | Test_L1_R1 | 3 |", md)
+        self.assertIn("| 5 | off | all | 3 |", md)
+
+    def test_sample_is_seeded(self):
+        a = tool.sample(DATA, ["Test_L1_R2"], 4, 1)
+        b = tool.sample(DATA, ["Test_L1_R2"], 4, 1)
+        c = tool.sample(DATA, ["Test_L1_R2"], 4, 2)
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, c)
+        self.assertEqual(len(tool.sample(DATA, ["Test_L1_R2"], None, 1)["Test_L1_R2"]), 1000)
+
+
+if __name__ == "__main__":
+    unittest.main()
