@@ -356,6 +356,26 @@ impl Searcher {
             order = legal;
         }
         let multipv = limits.multipv.clamp(1, order.len());
+        // The book scores every move here: answer at once, before any search (at a few
+        // milliseconds the first iteration may use up the time).
+        if multipv == 1 && order.len() == root.legal_columns().count() {
+            self.solver.reset_nodes();
+            if let Some((c, v)) = self.solver.book_move(root) {
+                self.book_hits += self.solver.book_hits();
+                let line = Line {
+                    score: solver_score::<W, H>(v, moves),
+                    bound: ScoreBound::Exact,
+                    pv: vec![c],
+                };
+                let it = self.iteration(1, vec![line], true, control);
+                reporter.report(&it);
+                self.idle(limits, control);
+                return SearchResult {
+                    best: Some(c),
+                    last: it,
+                };
+            }
+        }
         let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
         let mut last: Option<Iteration> = None;
         let mut search_nodes = 0u64;

@@ -263,6 +263,40 @@ impl Solver {
         Ok(Some(if weak { wdl(s) } else { s }))
     }
 
+    /// The best move by the book alone: when the book (or the rules: a win at once, a full
+    /// board) scores every move from `p`, the best-scoring column nearest the centre, with its
+    /// score. No search; `None` when some move is not in the book.
+    pub fn book_move<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Option<(usize, i32)> {
+        if p.is_game_over() || p.moves() + 1 >= self.book_line_moves {
+            return None;
+        }
+        let win_now = ((W * H) as i32 + 1 - p.moves() as i32) / 2;
+        let mut best: Option<(usize, i32)> = None;
+        for &c in column_order::<W>().iter() {
+            if !p.can_play(c) {
+                continue;
+            }
+            let s = if p.is_winning_move(c) {
+                win_now
+            } else {
+                let mut child = *p;
+                child.play_col(c);
+                if child.is_full() {
+                    0
+                } else {
+                    -self.book_score(&child)?
+                }
+            };
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((c, s));
+            }
+        }
+        best
+    }
+
     /// A lower bound on the exact score of `p` that is already known, without searching: from
     /// the book, whose positions bound their children (the side that just moved got at most
     /// the book's score by its move), and from the table, whose bounds stay true across

@@ -390,7 +390,7 @@ pub fn load(path: &Path) -> io::Result<Book> {
 
 /// One line about the book, then the score of every move from `moves` if given.
 pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result<()> {
-    let mut per_ply = vec![0usize; book.depth() as usize + 1];
+    let mut per_ply = vec![0usize; book.max_moves() as usize + 1];
     for (k, _) in book.entries() {
         let size = Size::new(book.width(), book.height()).expect("checked at load");
         let d = with_size!(size, position_from_key::<W, H>(k).map(|p| p.moves()));
@@ -400,19 +400,32 @@ pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result
             }
         }
     }
-    writeln!(
+    let counts = |r: &[usize]| {
+        r.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let full = book.depth() as usize + 1;
+    write!(
         out,
         "{}x{} book, depth {}, {} positions (by discs: {})",
         book.width(),
         book.height(),
         book.depth(),
         book.len(),
-        per_ply
-            .iter()
-            .map(|n| n.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
+        counts(&per_ply[..full])
     )?;
+    if book.max_moves() > book.depth() {
+        write!(
+            out,
+            ", main line to {} discs ({} more: {})",
+            book.max_moves(),
+            per_ply[full..].iter().sum::<usize>(),
+            counts(&per_ply[full..])
+        )?;
+    }
+    writeln!(out)?;
     if let Some(m) = moves {
         let size = Size::new(book.width(), book.height()).expect("checked at load");
         with_size!(size, {
