@@ -616,7 +616,19 @@ fn searchmoves_and_multipv() {
     let lines = e.search("position startpos", "go depth 4 searchmoves 1 P@g1");
     let mv = bestmove(&lines).to_string();
     assert!(mv == "1" || mv == "7", "{mv}");
+    // with the book, every line is an exact score at once (here all from the book)
     e.send("setoption name MultiPV value 3");
+    let lines = e.search("position startpos moves 44", "go depth 5");
+    for k in 1..=3 {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!(" multipv {k} score mate ")) && l.contains(" tbhits ")),
+            "{lines:#?}"
+        );
+    }
+    // the search's own lines, without the book
+    e.send("setoption name OwnBook value false");
     let lines = e.search("position startpos moves 44", "go depth 5");
     let finals: Vec<&String> = lines
         .iter()
@@ -821,7 +833,7 @@ fn own_book_false_gives_no_tbhits() {
     // OwnBook during a search takes effect when it ends
     e.send("go infinite");
     e.send("setoption name OwnBook value false");
-    // the book's answer comes after depth 1; then the infinite search waits for stop
+    // the book answers at once; then the infinite search waits for stop
     e.until(|l| tbhits(l).is_some());
     e.send("stop");
     let lines = e.until_prefix("bestmove");
