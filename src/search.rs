@@ -574,30 +574,52 @@ impl Searcher {
     }
 
     /// What the book and the solver's table know about the root, put to use (see
-    /// [`Solver::known_lower_bound`]); a move that keeps a known bound is remembered in
-    /// `secured` in case nothing better is proven.
+    /// [`Solver::known_lower_bound`]), or else the root's win / draw / loss; a move that keeps a
+    /// known bound is remembered in `secured` in case nothing better is proven.
     fn keep_known_value<const W: usize, const H: usize>(&mut self, root: &Position<W, H>) -> Known {
-        if let Some(v) = self.solver.book_score(root) {
-            return match self.solver.move_with_value(root, v) {
-                Ok(Some(c)) => Known::Exact(c, v),
-                Ok(None) => Known::Nothing,
-                Err(_) => Known::Stopped,
-            };
-        }
-        let Some(x) = self.solver.known_lower_bound(root) else {
-            return Known::Nothing;
+        // the least the root is worth, and whether that is its exact score
+        let (x, exact) = match self.solver.book_score(root) {
+            Some(v) => (v, true),
+            None => match self.solver.known_lower_bound(root) {
+                Some(x) => (x, false),
+                // Nothing known: win, draw or loss costs a fraction of the exact score and is
+                // all that keeping the game's value needs. A loss has nothing to keep.
+                None => match self.solver.solve_weak(root) {
+                    Ok(w) if w >= 0 => (w, false),
+                    Ok(_) => return Known::Nothing,
+                    Err(_) => return Known::Stopped,
+                },
+            },
         };
-        match self.solver.move_with_value(root, x) {
-            Ok(Some(c)) => {
-                self.secured = Some((c, x));
-                match self.solver.value_at_most(root, x) {
-                    Ok(true) => Known::Exact(c, x),
-                    // the opponent gave something away: the full solve must find what
-                    Ok(false) => Known::Better,
-                    Err(_) => Known::Stopped,
-                }
+        // First a move that keeps the win or the draw: cheaper to find than one that keeps a
+        // higher score, and what matters most.
+        let keep = x.min(1);
+        if keep >= 0 && self.secured.is_none_or(|(_, s)| s < keep) {
+            match self.solver.move_with_value(root, keep) {
+                Ok(Some(c)) => self.secured = Some((c, keep)),
+                Ok(None) => return Known::Nothing,
+                Err(_) => return Known::Stopped,
             }
-            Ok(None) => Known::Nothing,
+        }
+        let c = match self.secured {
+            Some((c, s)) if s >= x => c,
+            _ => match self.solver.move_with_value(root, x) {
+                Ok(Some(c)) => {
+                    self.secured = Some((c, x));
+                    c
+                }
+                Ok(None) => return Known::Nothing,
+                Err(_) => return Known::Stopped,
+            },
+        };
+        if exact {
+            return Known::Exact(c, x);
+        }
+        // a bound: exact if nothing better exists
+        match self.solver.value_at_most(root, x) {
+            Ok(true) => Known::Exact(c, x),
+            // the opponent gave something away: the full solve must find what
+            Ok(false) => Known::Better,
             Err(_) => Known::Stopped,
         }
     }

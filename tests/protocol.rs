@@ -822,7 +822,13 @@ fn own_book_false_gives_no_tbhits() {
     assert!(e.sync().is_empty());
     let lines = e.search("position startpos moves 1", "go depth 3");
     assert!(lines.iter().all(|l| tbhits(l).is_none()), "{lines:#?}");
-    assert_eq!(field(last_info(&lines), "depth"), Some("3"), "{lines:#?}");
+    // searched, not looked up (the solver may prove it before depth 3)
+    assert!(
+        field(last_info(&lines), "nodes")
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n > 0),
+        "{lines:#?}"
+    );
     // and back on: the book answers again
     e.send("setoption name OwnBook value true");
     let lines = e.search("position startpos moves 1", "go depth 3");
