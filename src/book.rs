@@ -4,9 +4,10 @@
 //! A book maps a position's mirror-symmetric key ([`Position::symmetric_key`]) to its exact score
 //! (see [`crate::solver`]). It holds every position with at most `depth` discs whose game is
 //! not over, once per mirror pair, so a lookup at `depth` or fewer discs never misses. Past
-//! `depth` it may hold a main line: the positions of best play for both sides (ties to the
-//! column nearest the centre, as the engine breaks them) with every move from each, so that
-//! the expected game is known exactly beyond the full-width part.
+//! `depth` it may hold more: a main line (the positions of best play for both sides, ties to the
+//! column nearest the centre as the engine breaks them, with every move from each), so that the
+//! expected game is known exactly beyond the full-width part, and the positions a deeper build
+//! has solved so far (any exact score is worth keeping; a later build reuses them).
 //!
 //! File format (all integers little-endian):
 //!
@@ -140,7 +141,7 @@ pub struct Book {
     width: usize,
     height: usize,
     depth: u32,
-    /// Discs of the deepest entry (a main line's end), `depth` without one.
+    /// Discs of the deepest entry (past `depth`: a main line, a deeper build's results).
     max_moves: u32,
     keys: Vec<u64>,
     scores: Vec<i8>,
@@ -353,7 +354,8 @@ impl Book {
         self.depth
     }
 
-    /// Discs of the deepest position in the book (beyond `depth`: a main line).
+    /// Discs of the deepest position in the book (past `depth`: a main line, or a deeper
+    /// build's results so far).
     pub fn max_moves(&self) -> u32 {
         self.max_moves
     }

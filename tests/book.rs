@@ -108,8 +108,9 @@ fn every_entry_is_negamax_of_its_children() {
         let best = children.into_iter().max().expect("a move");
         assert_eq!(score, best, "{:?}", p.to_move_string());
     }
-    // the main line's positions from the full-width depth on
-    assert_eq!(line as u32, book.max_moves() - book.depth());
+    // at least the main line's positions from the full-width depth on (and any whose moves a
+    // deeper build has solved)
+    assert!(line as u32 >= book.max_moves() - book.depth(), "{line}");
 }
 
 /// A sample of the last ply's entries, the ones the build solved, against a fresh solver that

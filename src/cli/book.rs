@@ -419,9 +419,9 @@ pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result
     if book.max_moves() > book.depth() {
         write!(
             out,
-            ", main line to {} discs ({} more: {})",
-            book.max_moves(),
+            ", and {} past it up to {} discs ({})",
             per_ply[full..].iter().sum::<usize>(),
+            book.max_moves(),
             counts(&per_ply[full..])
         )?;
     }
