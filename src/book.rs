@@ -27,7 +27,7 @@
 //! The sorted table is searched by binary search: no index, no hashing, and the file is its own
 //! in-memory image. On 7x6 an entry is 8 bytes.
 
-use crate::board::{Geometry, Position};
+use crate::board::Position;
 use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
@@ -421,12 +421,13 @@ pub fn position_from_key<const W: usize, const H: usize>(key: u64) -> Option<Pos
         current |= own << (c * h1);
         mask |= col_mask << (c * h1);
     }
-    let p = Position::<W, H>::from_raw(current, mask);
     let own = current.count_ones();
     let theirs = (mask & !current).count_ones();
-    (theirs == own || theirs == own + 1).then_some(p)?;
+    if theirs != own && theirs != own + 1 {
+        return None;
+    }
+    let p = Position::<W, H>::from_raw(current, mask);
     debug_assert_eq!(p.key(), key);
-    let _ = Geometry::<W, H>::BOARD;
     Some(p)
 }
 

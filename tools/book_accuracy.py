@@ -68,33 +68,22 @@ def solve_chunk(binary: str, moves: list[str]) -> dict:
     return out
 
 
+def solve_parallel(binary: str, moves: list[str], jobs: int) -> dict:
+    """`vier solve --all --no-book` on `jobs` processes."""
+    chunks = [moves[i::jobs] for i in range(jobs)]
+    out = {}
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        for part in ex.map(lambda c: solve_chunk(binary, c), chunks):
+            out.update(part)
+    return out
+
+
 def ensure_oracle(path: str, binary: str, positions: dict, jobs: int, log) -> dict:
-    data = study.load_oracle(path)
-    data["about"] = ("exact score of every column (null = full column) from the side to move, "
-                     "Pons' convention; `vier solve --all --no-book`, written by "
-                     "tools/book_accuracy.py")
-    known = data["positions"]
-    todo = sorted({m for rows in positions.values() for m, _ in rows if m not in known})
-    if todo:
-        log(f"oracle: solving {len(todo)} positions on {jobs} processes ...")
-        t0 = time.monotonic()
-        chunks = [todo[i::jobs] for i in range(jobs)]
-        with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
-            for part in ex.map(lambda c: solve_chunk(binary, c), chunks):
-                known.update(part)
-        log(f"oracle: done in {time.monotonic() - t0:.0f}s")
-        data["positions"] = dict(sorted(known.items()))
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path + ".tmp", "w") as fh:
-            json.dump(data, fh, indent=0, sort_keys=True)
-            fh.write("\n")
-        os.replace(path + ".tmp", path)
-    for rows in positions.values():
-        for m, expected in rows:
-            best = max(s for s in known[m] if s is not None)
-            if best != expected:
-                raise SystemExit(f"oracle: {m}: best column {best}, Pons says {expected}")
-    return known
+    return study.ensure_oracle(
+        path, binary, positions, log,
+        solve=lambda b, moves: solve_parallel(b, moves, jobs),
+        about="exact score of every column (null = full column) from the side to move, "
+              "Pons' convention; `vier solve --all --no-book`, written by tools/book_accuracy.py")
 
 
 def summarize(rows: list[dict]) -> dict:

@@ -123,14 +123,20 @@ def solve_all(binary: str, moves: list[str]) -> dict[str, list[int | None]]:
     return out
 
 
-def ensure_oracle(path: str, binary: str, sample: dict, log) -> dict:
+def ensure_oracle(path: str, binary: str, sample: dict, log, solve=None,
+                  about: str | None = None) -> dict:
+    """The exact score of every column of the sample's positions, from the cache at `path`,
+    solving the missing ones with `solve(binary, moves)` (default `solve_all`) and checking
+    every best column against Pons' score."""
     data = load_oracle(path)
+    if about:
+        data["about"] = about
     known = data["positions"]
-    todo = [m for rows in sample.values() for m, _ in rows if m not in known]
+    todo = sorted({m for rows in sample.values() for m, _ in rows if m not in known})
     if todo:
         log(f"oracle: solving {len(todo)} positions with vier solve --all ...")
         t0 = time.monotonic()
-        known.update(solve_all(binary, todo))
+        known.update((solve or solve_all)(binary, todo))
         log(f"oracle: done in {time.monotonic() - t0:.1f}s")
         data["positions"] = dict(sorted(known.items()))
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -9,7 +9,7 @@
 //! (no search), the book is written and the journal removed.
 
 use crate::board::{Position, Size};
-use crate::book::{complete, enumerate, position_from_key, Book, BookError};
+use crate::book::{complete, enumerate, key_discs, position_from_key, Book, BookError};
 use crate::ordering::column_order;
 use crate::solver::Solver;
 use crate::with_size;
@@ -344,7 +344,7 @@ pub fn verify(
         set.into_iter().collect()
     };
     // the deepest (cheapest) first, so that the table helps the shallower ones
-    picks.sort_by_key(|&i| std::cmp::Reverse(entries[i].0.count_ones()));
+    picks.sort_by_key(|&i| std::cmp::Reverse(key_discs(entries[i].0, book.width(), book.height())));
     with_size!(size, {
         let mut solver = Solver::new(hash_mb);
         let mut sum = VerifySummary::default();
@@ -392,12 +392,8 @@ pub fn load(path: &Path) -> io::Result<Book> {
 pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result<()> {
     let mut per_ply = vec![0usize; book.max_moves() as usize + 1];
     for (k, _) in book.entries() {
-        let size = Size::new(book.width(), book.height()).expect("checked at load");
-        let d = with_size!(size, position_from_key::<W, H>(k).map(|p| p.moves()));
-        if let Some(d) = d {
-            if let Some(n) = per_ply.get_mut(d as usize) {
-                *n += 1;
-            }
+        if let Some(n) = per_ply.get_mut(key_discs(k, book.width(), book.height()) as usize) {
+            *n += 1;
         }
     }
     let counts = |r: &[usize]| {
