@@ -41,7 +41,7 @@ fn shipped_book_is_7x6_and_holds_every_early_position() {
     }
 }
 
-/// The known facts about the empty board (../shared/data/README.md): the first player wins with
+/// The known facts about the empty board (tests/data/README.md): the first player wins with
 /// its last disc, and the seven first moves score -2 -1 0 1 0 -1 -2.
 #[test]
 fn empty_board_and_its_seven_first_moves() {

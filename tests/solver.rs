@@ -1,5 +1,5 @@
 //! The exact solver against independent truth: a plain minimax written here, the public data
-//! sets of ../shared/data, and the published results on other board sizes.
+//! sets (tests/data), and the published results on other board sizes.
 
 mod common;
 
@@ -162,7 +162,7 @@ fn full_sets() {
 }
 
 /// The first player wins the empty 7x6 board with its 21st disc (+1); the first moves score
-/// -2 -1 0 1 0 -1 -2 from the first player's view (../shared/data/README.md).
+/// -2 -1 0 1 0 -1 -2 from the first player's view (tests/data/README.md).
 #[test]
 #[ignore = "minutes: run with -- --ignored"]
 fn empty_board_7x6() {
@@ -178,7 +178,7 @@ fn empty_board_7x6() {
     assert_eq!(cols, vec![-2, -1, 0, 1, 0, -1, -2]);
 }
 
-/// A row of ../shared/data/sizes.md: width, height, result, move the game ends on.
+/// A row of tests/data/sizes.md: width, height, result, move the game ends on.
 fn sizes_table() -> Vec<(Size, String, u32)> {
     common::read_data("sizes.md")
         .lines()

@@ -1,4 +1,5 @@
-//! Shared by the integration tests: reading the public data sets in ../shared/data.
+//! Shared by the integration tests: running the binary, reading the public data sets in
+//! tests/data (copies of Pons' sets and the board-size results; nothing outside the repository).
 
 #![allow(dead_code)]
 
@@ -30,10 +31,10 @@ pub fn run_vier(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().expect("vier exits")
 }
 
-/// The path of a file under `../shared/data/`, relative to the crate root.
+/// The path of a file under `tests/data/`.
 pub fn data_path(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
+        .join("tests/data")
         .join(rel)
 }
 
@@ -42,7 +43,7 @@ pub fn read_data(rel: &str) -> String {
     let p = data_path(rel);
     std::fs::read_to_string(&p).unwrap_or_else(|e| {
         panic!(
-            "missing test data {}: {e}. The tests need ../shared/data beside the project root (see ../shared/README.md)",
+            "missing test data {}: {e} (tests/data is part of the repository)",
             p.display()
         )
     })

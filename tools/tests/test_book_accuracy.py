@@ -16,7 +16,7 @@ from .support import vier_bin
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(ROOT, "tools", "book_accuracy.py")
-DATA = os.path.join(ROOT, "..", "shared", "data", "pons")
+DATA = os.path.join(ROOT, "tests", "data", "pons")
 
 _spec = importlib.util.spec_from_file_location("vier_book_accuracy", TOOL)
 tool = importlib.util.module_from_spec(_spec)
@@ -27,7 +27,7 @@ class EndToEnd(unittest.TestCase):
     def setUp(self):
         self.bin = vier_bin(self)
         if not os.path.isdir(DATA):
-            self.fail(f"missing {DATA}: the tests need ../shared/data beside the project root")
+            self.fail(f"missing {DATA}: tests/data/pons is part of the repository")
         self.dir = tempfile.mkdtemp(prefix="vier-book-acc-")
 
     def tearDown(self):

@@ -20,7 +20,7 @@ from .support import vier_bin
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 STUDY = os.path.join(ROOT, "tools", "study.py")
-DATA = os.path.join(ROOT, "..", "shared", "data", "pons")
+DATA = os.path.join(ROOT, "tests", "data", "pons")
 COMMITTED_ORACLE = os.path.join(ROOT, "docs", "study", "oracle.json")
 
 _spec = importlib.util.spec_from_file_location("vier_study", STUDY)
