@@ -484,20 +484,15 @@ pub fn complete<const W: usize, const H: usize>(
         for &k in &plies[d] {
             let p = position_from_key::<W, H>(k)?;
             let score = if p.can_win_next() {
-                (cells + 1 - d as i32) / 2
+                crate::score::win_now(cells, d as i32)
             } else {
                 let mut best = i32::MIN;
-                for c in 0..W {
-                    if p.can_play(c) {
-                        let mut q = p;
-                        q.play_col(c);
-                        let s = if q.is_full() {
-                            0
-                        } else {
-                            -*known.get(&q.symmetric_key().0)?
-                        };
-                        best = best.max(s);
-                    }
+                for c in (0..W).filter(|&c| p.can_play(c)) {
+                    let s = crate::score::of_move(&p, c, |q| {
+                        known.get(&q.symmetric_key().0).copied().ok_or(())
+                    })
+                    .ok()?;
+                    best = best.max(s);
                 }
                 best
             };

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod eval;
 pub mod ordering;
 pub mod protocol;
+pub mod score;
 pub mod search;
 pub mod solver;
 pub mod time;

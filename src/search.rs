@@ -16,14 +16,13 @@
 //! every 4096.
 //!
 //! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
-//! solver's score `s` (see [`crate::solver`]) is `MATE + s` for a win and `-MATE + s` for a loss.
-//! The solver's scores depend only on the disc count of the winning move, so values need no
-//! adjustment between plies.
+//! exact score `s` is [`score::proven_value`]`(s)`, beyond [`score::MATE`].
 
 use crate::board::{Geometry, Position};
 use crate::book::Book;
 use crate::eval;
 use crate::ordering::{column_order, History, MoveSorter};
+use crate::score::{self, Score};
 use crate::solver::Solver;
 use crate::time::Deadlines;
 use crate::tt::{Bound, Heuristic, TransTable};
@@ -31,26 +30,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Proven results are beyond this value.
-pub const MATE: i32 = 10_000;
 const INF: i32 = 20_000;
 const MAX_PLY: usize = 64;
 const NO_MOVE: u8 = u8::MAX;
 /// The smallest node budget of a solver attempt.
 pub const MIN_SOLVER_BUDGET: u64 = 10_000;
-
-/// A score as the protocol reports it, from the side to move's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Heuristic (100 = a clear advantage).
-    Cp(i32),
-    /// Proven win: the side to move connects four with its N-th disc from now.
-    Win(u32),
-    /// Proven loss: the opponent connects four with its N-th disc from now (0: already has).
-    Loss(u32),
-    /// Proven draw.
-    Draw,
-}
 
 /// Whether a reported score is exact or only a bound (an interrupted iteration).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -363,7 +347,7 @@ impl Searcher {
             if let Some((c, v)) = self.solver.book_move(root) {
                 self.book_hits += self.solver.book_hits();
                 let line = Line {
-                    score: solver_score::<W, H>(v, moves),
+                    score: Score::from_exact(cells as i32, moves as i32, v),
                     bound: ScoreBound::Exact,
                     pv: vec![c],
                 };
@@ -391,7 +375,7 @@ impl Searcher {
             // best first; a stable sort keeps the search order among equals
             done.sort_by_key(|m| std::cmp::Reverse(m.1));
             let full_depth = depth >= cells - moves;
-            let proven = full_depth || done[0].1.abs() > MATE;
+            let proven = full_depth || score::is_proven(done[0].1);
             let bound = if complete {
                 ScoreBound::Exact
             } else {
@@ -401,7 +385,7 @@ impl Searcher {
                 .iter()
                 .take(multipv)
                 .map(|(_, v, pv)| Line {
-                    score: to_score::<W, H>(*v, moves, full_depth),
+                    score: score::from_value(cells as i32, moves as i32, *v, full_depth),
                     bound,
                     pv: pv.iter().map(|&c| c as usize).collect(),
                 })
@@ -440,7 +424,7 @@ impl Searcher {
         if let Some((c, x)) = self.secured {
             if !last.solved && last.lines[0].pv.first() != Some(&c) {
                 last.lines[0] = Line {
-                    score: solver_score::<W, H>(x, moves),
+                    score: Score::from_exact(cells as i32, moves as i32, x),
                     bound: ScoreBound::Lower,
                     pv: vec![c],
                 };
@@ -527,7 +511,7 @@ impl Searcher {
                         vec![c]
                     };
                     return Some(vec![Line {
-                        score: solver_score::<W, H>(v, moves),
+                        score: Score::from_exact((W * H) as i32, moves as i32, v),
                         bound: ScoreBound::Exact,
                         pv,
                     }]);
@@ -564,7 +548,7 @@ impl Searcher {
                         vec![c]
                     };
                     Line {
-                        score: solver_score::<W, H>(s, moves),
+                        score: Score::from_exact((W * H) as i32, moves as i32, s),
                         bound: ScoreBound::Exact,
                         pv,
                     }
@@ -641,7 +625,7 @@ impl Searcher {
         for (i, &col) in order.iter().enumerate() {
             let v = if p.is_winning_move(col) {
                 self.pv_len[1] = 1;
-                MATE + (cells + 1 - moves) / 2
+                score::proven_value(score::win_now(cells, moves))
             } else {
                 let mut child = *p;
                 child.play_col(col);
@@ -712,19 +696,19 @@ impl Searcher {
             return 0;
         }
         if p.can_win_next() {
-            return MATE + (cells + 1 - moves) / 2;
+            return score::proven_value(score::win_now(cells, moves));
         }
         let next = p.non_losing_moves();
         if next == 0 {
             // every move lets the opponent connect four with its next disc
-            return -MATE - (cells - moves) / 2;
+            return score::proven_value(score::loss_next(cells, moves));
         }
         if moves >= cells - 2 {
             return 0;
         }
         // the opponent wins with its second disc from now at the earliest, we with our second
-        let lo = -MATE - (cells - 2 - moves) / 2;
-        let hi = MATE + (cells - 1 - moves) / 2;
+        let lo = score::proven_value(score::worst_without_loss_next(cells, moves));
+        let hi = score::proven_value(score::best_without_win_now(cells, moves));
         alpha = alpha.max(lo);
         beta = beta.min(hi);
         if alpha >= beta {
@@ -862,37 +846,6 @@ pub fn split_hash(hash_mb: usize) -> (usize, usize) {
     (mb / 2, mb - mb / 2)
 }
 
-/// The protocol score of an internal value at a position with `moves` discs; `exact` says a
-/// value of 0 is a proven draw.
-pub fn to_score<const W: usize, const H: usize>(v: i32, moves: u32, exact: bool) -> Score {
-    if v > MATE {
-        solver_score::<W, H>(v - MATE, moves)
-    } else if v < -MATE {
-        solver_score::<W, H>(v + MATE, moves)
-    } else if v == 0 && exact {
-        Score::Draw
-    } else {
-        Score::Cp(v)
-    }
-}
-
-/// The protocol score of a solver score `s` (see [`crate::solver`]) at a position with `moves`
-/// discs. A win with the disc played when `m` discs are on the board scores `(cells + 1 - m) / 2`,
-/// so the side to move's N-th disc from now (`m = moves + 2(N-1)`) gives
-/// `N = (cells + 1 - moves) / 2 - s + 1`, and the opponent's (`m = moves + 1 + 2(N-1)`)
-/// `N = (cells - moves) / 2 - |s| + 1`.
-pub fn solver_score<const W: usize, const H: usize>(s: i32, moves: u32) -> Score {
-    let cells = (W * H) as i32;
-    let moves = moves as i32;
-    if s > 0 {
-        Score::Win(((cells + 1 - moves) / 2 - s + 1).max(1) as u32)
-    } else if s < 0 {
-        Score::Loss(((cells - moves) / 2 + s + 1).max(1) as u32)
-    } else {
-        Score::Draw
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -920,7 +873,6 @@ mod tests {
 
     #[test]
     fn mate_numbers() {
-        assert_eq!(solver_score::<7, 6>(18, 6), Score::Win(1));
         // x to move wins at once in column 4
         let (r, _) = run(&P::from_moves("414141").unwrap(), depth(3));
         assert_eq!(r.best, Some(3));
@@ -990,7 +942,7 @@ mod tests {
         assert!(its.last().unwrap().solved);
         assert_eq!(
             r.last.lines[0].score,
-            solver_score::<7, 6>(exact, p.moves()),
+            Score::from_exact(42, p.moves() as i32, exact),
             "{its:?}"
         );
         let scores = solver.analyze(&p, false).unwrap();

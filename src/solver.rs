@@ -1,8 +1,7 @@
 //! The exact solver: proves the game-theoretic score of a position.
 //!
-//! Scores follow Pons' convention: 0 is a draw; a win with the winner's k-th disc scores
-//! `W*H/2 + 1 - k` for the winner (22 - k on 7x6) and its negation for the loser; the sign is
-//! always from the side to move's point of view.
+//! Scores are exact scores as [`crate::score`] defines them (Pons' convention: a win with the
+//! winner's k-th disc scores 22 - k on 7x6), from the side to move's point of view.
 //!
 //! Negamax with alpha-beta over the non-losing moves only, bounds clamped by the moves left and by
 //! static rules (claimeven, no four left), two transposition tables (a large one near the root, a
@@ -14,6 +13,7 @@
 use crate::board::{Geometry, Position};
 use crate::book::Book;
 use crate::ordering::{column_order, MoveSorter};
+use crate::score;
 use crate::tt::TransTable;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -28,24 +28,6 @@ const NEAR_PLIES: u32 = 22;
 const NEAR_TABLE_MB: usize = 1;
 /// Enhanced transposition cutoffs (probing every child before searching any) below this ply.
 const ETC_PLIES: u32 = 64;
-
-/// Score of a position whose game has ended, or `None` if it goes on.
-pub fn terminal_score<const W: usize, const H: usize>(p: &Position<W, H>) -> Option<i32> {
-    if p.last_mover_won() {
-        // the last mover connected four with its ((moves + 1) / 2)-th disc
-        let k = (p.moves() as i32 + 1) / 2;
-        Some(-((W * H) as i32 / 2 + 1 - k))
-    } else if p.is_full() {
-        Some(0)
-    } else {
-        None
-    }
-}
-
-/// Win / draw / loss from the side to move's view, as the weak solver reports it.
-pub fn wdl(score: i32) -> i32 {
-    score.signum()
-}
 
 /// The solver with its table and statistics. Reuse one for many positions: the table carries over
 /// unless [`Solver::clear`] is called.
@@ -189,7 +171,7 @@ impl Solver {
         &mut self,
         p: &Position<W, H>,
     ) -> Result<i32, Stopped> {
-        self.solve_window(p, true).map(wdl)
+        self.solve_window(p, true).map(score::outcome)
     }
 
     fn solve_window<const W: usize, const H: usize>(
@@ -197,18 +179,18 @@ impl Solver {
         p: &Position<W, H>,
         weak: bool,
     ) -> Result<i32, Stopped> {
-        if let Some(s) = terminal_score(p) {
+        if let Some(s) = score::terminal(p) {
             return Ok(s);
         }
         let cells = (W * H) as i32;
         let moves = p.moves() as i32;
         if p.can_win_next() {
-            return Ok((cells + 1 - moves) / 2);
+            return Ok(score::win_now(cells, moves));
         }
         if let Some(s) = self.book_score(p) {
-            return Ok(if weak { wdl(s) } else { s });
+            return Ok(if weak { score::outcome(s) } else { s });
         }
-        let (mut min, mut max) = (-(cells - moves) / 2, (cells + 1 - moves) / 2);
+        let (mut min, mut max) = score::range(cells, moves);
         if weak {
             min = min.max(-1);
             max = max.min(1);
@@ -246,8 +228,7 @@ impl Solver {
     }
 
     /// The exact score (or with `weak`, win / draw / loss) the side to move gets by playing the
-    /// 0-based `col`; `None` for a full column or a finished game. A winning move needs no
-    /// search: the child is a finished game, scored by [`terminal_score`].
+    /// 0-based `col`; `None` for a full column or a finished game.
     pub fn solve_column<const W: usize, const H: usize>(
         &mut self,
         p: &Position<W, H>,
@@ -257,10 +238,8 @@ impl Solver {
         if p.is_game_over() || !p.can_play(col) {
             return Ok(None);
         }
-        let mut child = *p;
-        child.play_col(col);
-        let s = -self.solve_window(&child, weak)?;
-        Ok(Some(if weak { wdl(s) } else { s }))
+        let s = score::of_move(p, col, |child| self.solve_window(child, weak))?;
+        Ok(Some(if weak { score::outcome(s) } else { s }))
     }
 
     /// The best move by the book alone: when the book (or the rules: a win at once, a full
@@ -273,23 +252,12 @@ impl Solver {
         if p.is_game_over() || p.moves() + 1 >= self.book_line_moves {
             return None;
         }
-        let win_now = ((W * H) as i32 + 1 - p.moves() as i32) / 2;
         let mut best: Option<(usize, i32)> = None;
         for &c in column_order::<W>().iter() {
             if !p.can_play(c) {
                 continue;
             }
-            let s = if p.is_winning_move(c) {
-                win_now
-            } else {
-                let mut child = *p;
-                child.play_col(c);
-                if child.is_full() {
-                    0
-                } else {
-                    -self.book_score(&child)?
-                }
-            };
+            let s = score::of_move(p, c, |child| self.book_score(child).ok_or(())).ok()?;
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((c, s));
             }
@@ -336,7 +304,7 @@ impl Solver {
             p.key()
         };
         if let Some(e) = self.table_for(moves).probe(key) {
-            let floor = -((W * H) as i32 - moves as i32) / 2;
+            let floor = score::loss_next((W * H) as i32, moves as i32);
             if e.lower >= floor {
                 best = best.max(Some(e.lower));
             }
@@ -356,8 +324,7 @@ impl Solver {
         if p.is_game_over() {
             return Ok(None);
         }
-        let cells = (W * H) as i32;
-        let win_now = (cells + 1 - p.moves() as i32) / 2;
+        let win_now = score::win_now((W * H) as i32, p.moves() as i32);
         let order = column_order::<W>();
         if let Some(&c) = order
             .iter()
@@ -388,11 +355,11 @@ impl Solver {
         bound: i32,
     ) -> Result<bool, Stopped> {
         self.stopped = false;
-        if let Some(s) = terminal_score(p) {
+        if let Some(s) = score::terminal(p) {
             return Ok(s <= bound);
         }
         if p.can_win_next() {
-            return Ok((((W * H) as i32 + 1 - p.moves() as i32) / 2) <= bound);
+            return Ok(score::win_now((W * H) as i32, p.moves() as i32) <= bound);
         }
         if let Some(s) = self.book_score(p) {
             return Ok(s <= bound);
@@ -431,14 +398,14 @@ impl Solver {
         let next = p.non_losing_moves();
         if next == 0 {
             // every move lets the opponent connect four with its next disc
-            return -(cells - moves) / 2;
+            return score::loss_next(cells, moves);
         }
         if moves >= cells - 2 {
             // neither side can win in the two discs left
             return 0;
         }
         // the opponent cannot win with its next disc, so at best it wins with the one after
-        let min = -(cells - 2 - moves) / 2;
+        let min = score::worst_without_loss_next(cells, moves);
         if alpha < min {
             alpha = min;
             if alpha >= beta {
@@ -446,7 +413,7 @@ impl Solver {
             }
         }
         // we cannot win with this disc (precondition), so at best with the next
-        let mut max = (cells - 1 - moves) / 2;
+        let mut max = score::best_without_win_now(cells, moves);
         // Claimeven (Allis): when every column has an even number of empty cells, the opponent
         // can answer each move in the same column, so we only ever get the cells of our row
         // parity. If those and our discs hold no four, we cannot win.

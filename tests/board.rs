@@ -291,9 +291,9 @@ fn bad_board_strings_are_named() {
 fn finished_positions_are_recognised() {
     let p = Position::<7, 6>::from_moves("1212121").unwrap();
     assert!(p.last_mover_won() && p.is_game_over());
-    assert_eq!(vier::solver::terminal_score(&p), Some(-18));
+    assert_eq!(vier::score::terminal(&p), Some(-18));
     // 4x4 filled without four in a row: no line of four anywhere
     let p = Position::<4, 4>::from_board_string("xxoo/ooxx/xxoo/ooxx x").unwrap();
     assert!(p.is_full() && !p.last_mover_won());
-    assert_eq!(vier::solver::terminal_score(&p), Some(0));
+    assert_eq!(vier::score::terminal(&p), Some(0));
 }

@@ -9,7 +9,7 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use vier::board::Position;
-use vier::search::{solver_score, Score};
+use vier::score::Score;
 use vier::solver::Solver;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -727,7 +727,7 @@ fn book_path(name: &str) -> String {
 fn exact_5x4(moves: &str) -> String {
     let p = Position::<5, 4>::from_moves(moves).unwrap();
     let s = Solver::new(16).solve(&p).unwrap();
-    match solver_score::<5, 4>(s, p.moves()) {
+    match Score::from_exact(20, p.moves() as i32, s) {
         Score::Win(n) => format!("mate {n}"),
         Score::Loss(n) => format!("mate -{n}"),
         Score::Draw => "cp 0".into(),

@@ -4,13 +4,14 @@
 mod common;
 
 use vier::board::{Position, Size};
-use vier::solver::{terminal_score, wdl, Solver};
+use vier::score::{outcome, terminal, winner_disc};
+use vier::solver::Solver;
 use vier::with_size;
 
 /// Plain minimax over the whole game tree: no pruning, no table, no move ordering.
 /// Scores in the solver's convention.
 fn minimax<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
-    if let Some(s) = terminal_score(p) {
+    if let Some(s) = terminal(p) {
         return s;
     }
     let mut best = i32::MIN;
@@ -63,7 +64,7 @@ fn check_against_minimax<const W: usize, const H: usize>(count: usize, min_discs
     for p in random_positions::<W, H>(count, min_discs, seed) {
         let truth = minimax(&p);
         assert_eq!(solver.solve(&p).unwrap(), truth, "strong {p:?}");
-        assert_eq!(solver.solve_weak(&p).unwrap(), wdl(truth), "weak {p:?}");
+        assert_eq!(solver.solve_weak(&p).unwrap(), outcome(truth), "weak {p:?}");
         // every column's score is the negated score of the child
         let cols = solver.analyze(&p, false).unwrap();
         for (c, s) in cols.iter().enumerate() {
@@ -108,7 +109,11 @@ fn check_set(name: &str, take: usize, weak: bool) {
         let p = Position::<7, 6>::from_moves(&moves).unwrap();
         solver.clear();
         if weak {
-            assert_eq!(solver.solve_weak(&p).unwrap(), wdl(score), "weak {moves}");
+            assert_eq!(
+                solver.solve_weak(&p).unwrap(),
+                outcome(score),
+                "weak {moves}"
+            );
         } else {
             assert_eq!(solver.solve(&p).unwrap(), score, "strong {moves}");
         }
@@ -194,14 +199,14 @@ fn sizes_table() -> Vec<(Size, String, u32)> {
 }
 
 /// Who wins with perfect play and on which move the game ends, from the exact score.
-fn outcome<const W: usize, const H: usize>(score: i32) -> (&'static str, u32) {
-    let half = (W * H) as i32 / 2;
+fn game_result<const W: usize, const H: usize>(score: i32) -> (&'static str, u32) {
+    let k = winner_disc((W * H) as i32, 0, score) as u32;
     match score.signum() {
         0 => ("draw", (W * H) as u32),
         // the first player wins with its k-th disc: move 2k - 1
-        1 => ("1st", (2 * (half + 1 - score) - 1) as u32),
+        1 => ("1st", 2 * k - 1),
         // the second player wins with its k-th disc: move 2k
-        _ => ("2nd", (2 * (half + 1 + score)) as u32),
+        _ => ("2nd", 2 * k),
     }
 }
 
@@ -218,7 +223,7 @@ fn board_sizes_match_published_results() {
         }
         let got = with_size!(*size, {
             let mut solver = Solver::new(64);
-            outcome::<W, H>(solver.solve(&Position::<W, H>::new()).unwrap())
+            game_result::<W, H>(solver.solve(&Position::<W, H>::new()).unwrap())
         });
         assert_eq!(got, (result.as_str(), *ends), "{size}");
         checked += 1;

@@ -250,7 +250,6 @@ fn main_line<const W: usize, const H: usize>(
     log: &mut dyn Write,
 ) -> io::Result<String> {
     let mut solver = Solver::new(opts.hash_mb);
-    let cells = (W * H) as i32;
     let mut p = Position::<W, H>::new();
     let mut line = String::new();
     let started = Instant::now();
@@ -260,29 +259,18 @@ fn main_line<const W: usize, const H: usize>(
             if !p.can_play(c) {
                 continue;
             }
-            let s = if p.is_winning_move(c) {
-                (cells + 1 - p.moves() as i32) / 2
-            } else {
-                let mut q = p;
-                q.play_col(c);
-                if q.is_full() {
-                    0
-                } else {
-                    let k = q.symmetric_key().0;
-                    let v = match scores.get(&k) {
-                        Some(&v) => v as i32,
-                        None => {
-                            let v = solver.solve(&q).expect("no limits are set");
-                            let mut rec = k.to_le_bytes().to_vec();
-                            rec.push(v as i8 as u8);
-                            journal.write_all(&rec)?;
-                            scores.insert(k, v as i8);
-                            v
-                        }
-                    };
-                    -v
+            let s = crate::score::of_move(&p, c, |q| {
+                let k = q.symmetric_key().0;
+                if let Some(&v) = scores.get(&k) {
+                    return Ok(v as i32);
                 }
-            };
+                let v = solver.solve(q).expect("no limits are set");
+                let mut rec = k.to_le_bytes().to_vec();
+                rec.push(v as i8 as u8);
+                journal.write_all(&rec)?;
+                scores.insert(k, v as i8);
+                Ok::<i32, io::Error>(v)
+            })?;
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((c, s));
             }
@@ -432,12 +420,9 @@ pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result
                 .map(|c| {
                     if !p.can_play(c) || p.is_game_over() {
                         "-".to_string()
-                    } else if p.is_winning_move(c) {
-                        (((W * H) as i32 + 1 - p.moves() as i32) / 2).to_string()
                     } else {
-                        let mut q = p;
-                        q.play_col(c);
-                        book.get(&q).map_or("?".into(), |s| (-s).to_string())
+                        crate::score::of_move(&p, c, |q| book.get(q).ok_or(()))
+                            .map_or("?".into(), |s| s.to_string())
                     }
                 })
                 .collect();

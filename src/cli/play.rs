@@ -15,7 +15,8 @@
 use crate::board::{Cell, Player, Position, Size};
 use crate::book::Book;
 use crate::ordering::column_order;
-use crate::search::{solver_score, Iteration, Score, SearchControl, SearchLimits, Searcher};
+use crate::score::Score;
+use crate::search::{Iteration, SearchControl, SearchLimits, Searcher};
 use crate::solver::Solver;
 use crate::time::TimeLimit;
 use crate::with_size;
@@ -606,7 +607,10 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
                         } else {
                             ""
                         };
-                        format!("{}{mark}", hint_words(solver_score::<W, H>(s, p.moves())))
+                        format!(
+                            "{}{mark}",
+                            hint_words(Score::from_exact((W * H) as i32, p.moves() as i32, s))
+                        )
                     }
                 }
             };

@@ -2,7 +2,8 @@
 
 use crate::board::{Position, Size};
 use crate::book::Book;
-use crate::solver::{wdl, Solver};
+use crate::score;
+use crate::solver::Solver;
 use crate::with_size;
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
@@ -129,7 +130,7 @@ fn run_sized<const W: usize, const H: usize>(
         sum.total_micros += micros;
         write!(out, "{moves} {text} {} {:.0}", solver.nodes(), micros)?;
         if let (Some(e), Some(s)) = (expected, score) {
-            let e = if opts.weak { wdl(e) } else { e };
+            let e = if opts.weak { score::outcome(e) } else { e };
             if e != s {
                 sum.mismatches += 1;
                 write!(out, " MISMATCH expected {e}")?;

@@ -18,8 +18,9 @@ use super::parse::{parse_line, Command, GoParams, MoveToken, Query, StartPos};
 use crate::board::{perft, BoardError, Player, Position, Size};
 use crate::book::{Book, BookError};
 use crate::eval;
+use crate::score::{self, Score};
 use crate::search::{
-    Iteration, Line, Score, ScoreBound, SearchControl, SearchLimits, SearchResult, Searcher,
+    Iteration, Line, ScoreBound, SearchControl, SearchLimits, SearchResult, Searcher,
 };
 use crate::time::{Clock, Deadlines, TimeLimit};
 use crate::with_size;
@@ -725,13 +726,9 @@ impl<O: Write> Engine<O> {
                 MoveToken::Drop { file, .. } => file as usize - 1,
             })
             .collect();
-        // a win with the n-th disc from now lies within 2n-1 plies, where the search is exact
+        // a win with the n-th disc from now lies within its plies, where the search is exact
         let depth = match go.mate {
-            Some(n) => Some(
-                go.depth
-                    .unwrap_or(u32::MAX)
-                    .min(n.saturating_mul(2).saturating_sub(1).max(1)),
-            ),
+            Some(n) => Some(go.depth.unwrap_or(u32::MAX).min(Score::mate_depth(n))),
             None => go.depth,
         };
         let limits = SearchLimits {
@@ -931,7 +928,7 @@ fn format_info(it: &Iteration, run: &Running) -> Vec<String> {
                 score_text(line)
             );
             if run.show_wdl {
-                let (w, d, l) = wdl(line.score);
+                let (w, d, l) = score::wdl_permille(line.score);
                 s += &format!(" wdl {w} {d} {l}");
             }
             s += &format!(" nodes {} nps {nps}", it.nodes);
@@ -965,37 +962,9 @@ fn score_text(line: &Line) -> String {
     s
 }
 
-/// Win / draw / loss per mille: certain for proven scores, a logistic model for heuristic ones
-/// (at +100 about half of the games are won).
-pub fn wdl(score: Score) -> (u32, u32, u32) {
-    match score {
-        Score::Win(_) => (1000, 0, 0),
-        Score::Loss(_) => (0, 0, 1000),
-        Score::Draw => (0, 1000, 0),
-        Score::Cp(x) => {
-            let x = x as f64;
-            let w = (1000.0 / (1.0 + (-(x - 100.0) / 50.0).exp())).round() as u32;
-            let l = (1000.0 / (1.0 + ((x + 100.0) / 50.0).exp())).round() as u32;
-            let (w, l) = (w.min(1000), l.min(1000 - w.min(1000)));
-            (w, 1000 - w - l, l)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wdl_sums_to_1000_and_is_symmetric() {
-        for x in [-20000, -300, -100, -1, 0, 1, 50, 100, 300, 20000] {
-            let (w, d, l) = wdl(Score::Cp(x));
-            assert_eq!(w + d + l, 1000, "{x}");
-            let (w2, _, l2) = wdl(Score::Cp(-x));
-            assert!(w.abs_diff(l2) <= 1 && l.abs_diff(w2) <= 1, "{x}");
-        }
-        assert_eq!(wdl(Score::Draw), (0, 1000, 0));
-    }
 
     #[test]
     fn reader_bounds_lines() {
