@@ -6,6 +6,7 @@
 pub mod board;
 pub mod book;
 pub mod cli;
+pub mod control;
 pub mod eval;
 pub mod ordering;
 pub mod protocol;

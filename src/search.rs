@@ -12,7 +12,8 @@
 //! and ends, unless told to go on (`infinite`, pondering), in which case it idles until stopped.
 //!
 //! Search code never prints: each finished depth goes to a [`Reporter`]. The searcher polls its
-//! [`SearchControl`] (stop flag, hard deadline, node limit) every 1024 nodes; the solver does so
+//! [`SearchControl`] (the one stop rule of [`crate::control`]) and its node limit every 1024 nodes;
+//! the solver, which gets one call per iteration ([`Solver::prove_root`]), polls the same rule
 //! every 4096.
 //!
 //! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
@@ -20,15 +21,14 @@
 
 use crate::board::{Geometry, Position};
 use crate::book::Book;
+use crate::control::SearchControl;
 use crate::eval;
 use crate::ordering::{column_order, History, MoveSorter};
 use crate::score::{self, Score};
-use crate::solver::Solver;
-use crate::time::Deadlines;
+use crate::solver::{RootProof, Solver};
 use crate::tt::{Bound, Heuristic, TransTable};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const INF: i32 = 20_000;
 const MAX_PLY: usize = 64;
@@ -97,89 +97,6 @@ pub struct SearchLimits {
     pub multipv: usize,
 }
 
-/// Shared between the protocol loop and the searcher: stop flag, pondering state, deadlines.
-#[derive(Debug)]
-pub struct SearchControl {
-    stop: Arc<AtomicBool>,
-    pondering: AtomicBool,
-    start: Instant,
-    /// Nanoseconds from `start`; `u64::MAX` = none.
-    soft_ns: AtomicU64,
-    hard_ns: AtomicU64,
-}
-
-impl SearchControl {
-    /// A fresh control starting now; while `pondering`, `deadlines` are ignored until
-    /// [`SearchControl::ponderhit`].
-    pub fn new(deadlines: Deadlines, pondering: bool) -> Arc<SearchControl> {
-        let c = SearchControl {
-            stop: Arc::new(AtomicBool::new(false)),
-            pondering: AtomicBool::new(pondering),
-            start: Instant::now(),
-            soft_ns: AtomicU64::new(u64::MAX),
-            hard_ns: AtomicU64::new(u64::MAX),
-        };
-        if !pondering {
-            c.set_deadlines(Duration::ZERO, deadlines);
-        }
-        Arc::new(c)
-    }
-
-    fn set_deadlines(&self, offset: Duration, d: Deadlines) {
-        let ns = |x: Option<Duration>| {
-            x.map_or(u64::MAX, |x| {
-                (offset + x).as_nanos().min(u64::MAX as u128 - 1) as u64
-            })
-        };
-        self.soft_ns.store(ns(d.soft), Ordering::SeqCst);
-        self.hard_ns.store(ns(d.hard), Ordering::SeqCst);
-    }
-
-    /// Asks the search to finish as soon as possible.
-    pub fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// The opponent played the expected move: the deadlines now count from this moment.
-    pub fn ponderhit(&self, deadlines: Deadlines) {
-        self.set_deadlines(self.start.elapsed(), deadlines);
-        self.pondering.store(false, Ordering::SeqCst);
-    }
-
-    pub fn is_pondering(&self) -> bool {
-        self.pondering.load(Ordering::Relaxed)
-    }
-
-    /// When the search started.
-    pub fn start(&self) -> Instant {
-        self.start
-    }
-
-    fn deadline(&self, which: &AtomicU64) -> Option<Instant> {
-        match which.load(Ordering::Relaxed) {
-            u64::MAX => None,
-            ns => Some(self.start + Duration::from_nanos(ns)),
-        }
-    }
-
-    pub fn hard_deadline(&self) -> Option<Instant> {
-        self.deadline(&self.hard_ns)
-    }
-
-    pub fn soft_deadline(&self) -> Option<Instant> {
-        self.deadline(&self.soft_ns)
-    }
-
-    fn past(&self, which: &AtomicU64) -> bool {
-        let ns = which.load(Ordering::Relaxed);
-        ns != u64::MAX && self.start.elapsed().as_nanos() >= ns as u128
-    }
-}
-
 /// What a search ends with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResult {
@@ -207,17 +124,6 @@ pub struct Searcher {
     book_hits: u64,
     /// A root move proven to keep at least this solver score, played if nothing is proven.
     secured: Option<(usize, i32)>,
-}
-
-/// What [`Searcher::keep_known_value`] found.
-enum Known {
-    /// This column keeps the root's exact score.
-    Exact(usize, i32),
-    /// The root is worth more than the known bound (a move keeping the bound is in `secured`).
-    Better,
-    /// Limits hit first.
-    Stopped,
-    Nothing,
 }
 
 /// A completed root move of one iteration: column, value, line.
@@ -287,11 +193,9 @@ impl Searcher {
         self.can_stop = false;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.control = Some(control.clone());
-        self.solver.set_stop_flag(Some(control.stop.clone()));
         self.prev_pv.clear();
         let result = self.run(root, limits, control, reporter);
         self.control = None;
-        self.solver.set_stop_flag(None);
         result
     }
 
@@ -319,7 +223,7 @@ impl Searcher {
                     pv: vec![],
                 }],
                 nodes: 0,
-                time: control.start.elapsed(),
+                time: control.elapsed(),
                 hashfull: self.tt.hashfull(),
                 solved: true,
                 book_hits: 0,
@@ -432,7 +336,7 @@ impl Searcher {
         }
         self.idle(limits, control);
         last.nodes = self.nodes;
-        last.time = control.start.elapsed();
+        last.time = control.elapsed();
         last.hashfull = self.tt.hashfull();
         SearchResult {
             best: last.lines[0].pv.first().copied(),
@@ -448,11 +352,7 @@ impl Searcher {
     }
 
     fn should_end(&mut self, control: &SearchControl) -> bool {
-        self.stopped
-            || control.is_stopped()
-            || control.past(&control.soft_ns)
-            || control.past(&control.hard_ns)
-            || self.nodes >= self.node_limit
+        self.stopped || control.must_stop() || control.past_soft() || self.nodes >= self.node_limit
     }
 
     fn iteration(
@@ -467,7 +367,7 @@ impl Searcher {
             seldepth: (self.seldepth as u32).max(depth),
             lines,
             nodes: self.nodes,
-            time: control.start.elapsed(),
+            time: control.elapsed(),
             hashfull: self.tt.hashfull(),
             solved,
             book_hits: self.book_hits,
@@ -481,7 +381,7 @@ impl Searcher {
         order: &[usize],
         multipv: usize,
         search_nodes: u64,
-        control: &SearchControl,
+        control: &Arc<SearchControl>,
     ) -> Option<Vec<Line>> {
         let budget = search_nodes
             .max(MIN_SOLVER_BUDGET)
@@ -489,41 +389,30 @@ impl Searcher {
         if budget < 1000 {
             return None;
         }
-        self.solver.reset_nodes();
-        self.solver
-            .set_limits(control.hard_deadline(), Some(budget));
         let moves = root.moves();
-        // With the root's exact value from the book, one null-window test per move finds a move
-        // that keeps it, far sooner than solving every move (one line only: the others' scores
-        // stay unknown). With a known lower bound (a book parent, or the table holding what the
-        // last search proved), the same finds a move that keeps the bound, and one more test
-        // shows whether the bound is the value.
-        if multipv == 1 && order.len() == root.legal_columns().count() {
-            let found = self.keep_known_value(root);
-            self.nodes += self.solver.nodes();
-            self.book_hits += self.solver.book_hits();
-            self.solver.reset_nodes();
-            match found {
-                Known::Exact(c, v) => {
-                    let pv = if self.prev_pv.first() == Some(&(c as u8)) {
-                        self.prev_pv.iter().map(|&m| m as usize).collect()
-                    } else {
-                        vec![c]
-                    };
-                    return Some(vec![Line {
-                        score: Score::from_exact((W * H) as i32, moves as i32, v),
-                        bound: ScoreBound::Exact,
-                        pv,
-                    }]);
-                }
-                Known::Stopped => return None,
-                Known::Better | Known::Nothing => {}
-            }
-        }
-        let scores = self.solver.analyze(root, false);
+        let one_line = multipv == 1 && order.len() == root.legal_columns().count();
+        self.solver.reset_nodes();
+        let proof = self
+            .solver
+            .prove_root(root, one_line, &mut self.secured, control, budget);
         self.nodes += self.solver.nodes();
         self.book_hits += self.solver.book_hits();
-        let scores = scores.ok()?;
+        let scores = match proof {
+            RootProof::Keeps { col, score } => {
+                let pv = if self.prev_pv.first() == Some(&(col as u8)) {
+                    self.prev_pv.iter().map(|&m| m as usize).collect()
+                } else {
+                    vec![col]
+                };
+                return Some(vec![Line {
+                    score: Score::from_exact((W * H) as i32, moves as i32, score),
+                    bound: ScoreBound::Exact,
+                    pv,
+                }]);
+            }
+            RootProof::Unproven => return None,
+            RootProof::Columns(scores) => scores,
+        };
         let mut ranked: Vec<(usize, i32)> = order
             .iter()
             .filter_map(|&c| scores[c].map(|s| (c, s)))
@@ -555,57 +444,6 @@ impl Searcher {
                 })
                 .collect(),
         )
-    }
-
-    /// What the book and the solver's table know about the root, put to use (see
-    /// [`Solver::known_lower_bound`]), or else the root's win / draw / loss; a move that keeps a
-    /// known bound is remembered in `secured` in case nothing better is proven.
-    fn keep_known_value<const W: usize, const H: usize>(&mut self, root: &Position<W, H>) -> Known {
-        // the least the root is worth, and whether that is its exact score
-        let (x, exact) = match self.solver.book_score(root) {
-            Some(v) => (v, true),
-            None => match self.solver.known_lower_bound(root) {
-                Some(x) => (x, false),
-                // Nothing known: win, draw or loss costs a fraction of the exact score and is
-                // all that keeping the game's value needs. A loss has nothing to keep.
-                None => match self.solver.solve_weak(root) {
-                    Ok(w) if w >= 0 => (w, false),
-                    Ok(_) => return Known::Nothing,
-                    Err(_) => return Known::Stopped,
-                },
-            },
-        };
-        // First a move that keeps the win or the draw: cheaper to find than one that keeps a
-        // higher score, and what matters most.
-        let keep = x.min(1);
-        if keep >= 0 && self.secured.is_none_or(|(_, s)| s < keep) {
-            match self.solver.move_with_value(root, keep) {
-                Ok(Some(c)) => self.secured = Some((c, keep)),
-                Ok(None) => return Known::Nothing,
-                Err(_) => return Known::Stopped,
-            }
-        }
-        let c = match self.secured {
-            Some((c, s)) if s >= x => c,
-            _ => match self.solver.move_with_value(root, x) {
-                Ok(Some(c)) => {
-                    self.secured = Some((c, x));
-                    c
-                }
-                Ok(None) => return Known::Nothing,
-                Err(_) => return Known::Stopped,
-            },
-        };
-        if exact {
-            return Known::Exact(c, x);
-        }
-        // a bound: exact if nothing better exists
-        match self.solver.value_at_most(root, x) {
-            Ok(true) => Known::Exact(c, x),
-            // the opponent gave something away: the full solve must find what
-            Ok(false) => Known::Better,
-            Err(_) => Known::Stopped,
-        }
     }
 
     /// One iteration at the root: the completed moves (all of them unless interrupted) with
@@ -660,7 +498,7 @@ impl Searcher {
             return;
         }
         if let Some(c) = &self.control {
-            if c.is_stopped() || c.past(&c.hard_ns) {
+            if c.must_stop() {
                 self.stopped = true;
             }
         }
@@ -849,6 +687,7 @@ pub fn split_hash(hash_mb: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::SearchControl;
     use crate::time::Deadlines;
 
     type P = Position<7, 6>;

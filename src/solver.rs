@@ -12,12 +12,12 @@
 
 use crate::board::{Geometry, Position};
 use crate::book::Book;
+use crate::control::{NodeBudget, SearchControl};
 use crate::ordering::{column_order, MoveSorter};
 use crate::score;
 use crate::tt::TransTable;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 /// Positions with fewer discs than this use the mirror-symmetric key: there, the chance that a
 /// mirror image was already searched is highest and the extra work per node pays.
@@ -39,9 +39,10 @@ pub struct Solver {
     /// misses, not the arithmetic, bound the node rate).
     near: TransTable,
     nodes: u64,
-    stop: Option<std::sync::Arc<AtomicBool>>,
-    deadline: Option<Instant>,
-    max_nodes: u64,
+    /// The stop rule of the search this solver works for, if any.
+    control: Option<Arc<SearchControl>>,
+    /// The work the current call may do.
+    budget: NodeBudget,
     stopped: bool,
     /// Exact scores of the early positions; looked up below `book_moves` discs.
     book: Option<Arc<Book>>,
@@ -54,7 +55,29 @@ pub struct Solver {
     book_hits: u64,
 }
 
-/// Returned by searches that were interrupted by the stop flag.
+/// What [`Solver::prove_root`] proved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RootProof {
+    /// The exact score of every 0-based column (`None`: full).
+    Columns(Vec<Option<i32>>),
+    /// A column that keeps the root's exact score `score` (the others' are not known).
+    Keeps { col: usize, score: i32 },
+    /// Nothing within the limits (a move in `secured` may keep a bound).
+    Unproven,
+}
+
+/// What [`Solver::keep_known_value`] found.
+enum Known {
+    /// This column keeps the root's exact score.
+    Exact(usize, i32),
+    /// The root is worth more than the known bound (a move keeping the bound is secured).
+    Better,
+    /// Limits hit first.
+    Stopped,
+    Nothing,
+}
+
+/// Returned by searches that were interrupted by their limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stopped;
 
@@ -69,9 +92,8 @@ impl Solver {
             tt,
             near: TransTable::new(NEAR_TABLE_MB),
             nodes: 0,
-            stop: None,
-            deadline: None,
-            max_nodes: u64::MAX,
+            control: None,
+            budget: NodeBudget::UNLIMITED,
             stopped: false,
             book: None,
             book_moves: 0,
@@ -130,16 +152,11 @@ impl Solver {
         &self.tt
     }
 
-    /// Installs a stop flag, polled every 4096 nodes; a set flag makes searches return `Stopped`.
-    pub fn set_stop_flag(&mut self, flag: Option<std::sync::Arc<AtomicBool>>) {
-        self.stop = flag;
-    }
-
-    /// Limits the next searches: past `deadline`, or once [`Solver::nodes`] exceeds `max_nodes`,
-    /// they return `Stopped` (checked with the stop flag, every 4096 nodes).
-    pub fn set_limits(&mut self, deadline: Option<Instant>, max_nodes: Option<u64>) {
-        self.deadline = deadline;
-        self.max_nodes = max_nodes.unwrap_or(u64::MAX);
+    /// Searches from now on end (returning `Stopped`) when `control`'s stop rule says so, or
+    /// once they have visited `max_nodes` more nodes; polled every 4096 nodes.
+    pub fn set_limits(&mut self, control: Option<Arc<SearchControl>>, max_nodes: Option<u64>) {
+        self.control = control;
+        self.budget = NodeBudget::start(self.nodes, max_nodes);
     }
 
     /// The 0-based column that achieves the best exact score, with that score; ties go to the
@@ -371,6 +388,147 @@ impl Solver {
         Ok(r <= bound)
     }
 
+    /// The root proof strategy of a time-limited search, as one call: what the book and the
+    /// table already know, then the root's value and a move that keeps it, then every column's
+    /// exact score. `secured` carries, from one call to the next of the same search, a root
+    /// move proven to keep at least a score (the searcher plays it when nothing better is
+    /// proven). With `one_line` (one line wanted, every move allowed) the cheap steps come
+    /// first; each of the two steps may use `budget` nodes. Ends early when `control` says so.
+    pub fn prove_root<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        one_line: bool,
+        secured: &mut Option<(usize, i32)>,
+        control: &Arc<SearchControl>,
+        budget: u64,
+    ) -> RootProof {
+        self.set_limits(Some(control.clone()), Some(budget));
+        let proof = self.prove_root_steps(root, one_line, secured, budget);
+        self.set_limits(None, None);
+        proof
+    }
+
+    fn prove_root_steps<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        one_line: bool,
+        secured: &mut Option<(usize, i32)>,
+        budget: u64,
+    ) -> RootProof {
+        // With the root's exact value from the book, one null-window test per move finds a move
+        // that keeps it, far sooner than solving every move (one line only: the others' scores
+        // stay unknown). With a known lower bound (a book parent, or the table holding what the
+        // last search proved), the same finds a move that keeps the bound, and one more test
+        // shows whether the bound is the value.
+        if one_line {
+            match self.keep_known_value(root, secured) {
+                Known::Exact(col, score) => return RootProof::Keeps { col, score },
+                Known::Stopped => return RootProof::Unproven,
+                Known::Better | Known::Nothing => {}
+            }
+            // the full analysis gets a budget of its own
+            self.budget = NodeBudget::start(self.nodes, Some(budget));
+        }
+        match self.analyze(root, false) {
+            Ok(scores) => RootProof::Columns(scores),
+            Err(Stopped) => RootProof::Unproven,
+        }
+    }
+
+    /// What the book and the table know about the root, put to use (see
+    /// [`Solver::known_lower_bound`]), or else the root's win / draw / loss; a move that keeps a
+    /// known bound is remembered in `secured` in case nothing better is proven.
+    fn keep_known_value<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        secured: &mut Option<(usize, i32)>,
+    ) -> Known {
+        // the least the root is worth, and whether that is its exact score
+        let (x, exact) = match self.book_score(root) {
+            Some(v) => (v, true),
+            None => match self.known_lower_bound(root) {
+                Some(x) => (x, false),
+                // Nothing known: win, draw or loss costs a fraction of the exact score and is
+                // all that keeping the game's value needs. A loss has nothing to keep.
+                None => match self.solve_weak(root) {
+                    Ok(w) if w >= 0 => (w, false),
+                    Ok(_) => return Known::Nothing,
+                    Err(_) => return Known::Stopped,
+                },
+            },
+        };
+        // First a move that keeps the win or the draw: cheaper to find than one that keeps a
+        // higher score, and what matters most.
+        let keep = x.min(1);
+        if keep >= 0 && secured.is_none_or(|(_, s)| s < keep) {
+            match self.move_with_value(root, keep) {
+                Ok(Some(c)) => *secured = Some((c, keep)),
+                Ok(None) => return Known::Nothing,
+                Err(_) => return Known::Stopped,
+            }
+        }
+        let c = match *secured {
+            Some((c, s)) if s >= x => c,
+            _ => match self.move_with_value(root, x) {
+                Ok(Some(c)) => {
+                    *secured = Some((c, x));
+                    c
+                }
+                Ok(None) => return Known::Nothing,
+                Err(_) => return Known::Stopped,
+            },
+        };
+        if exact {
+            return Known::Exact(c, x);
+        }
+        // a bound: exact if nothing better exists
+        match self.value_at_most(root, x) {
+            Ok(true) => Known::Exact(c, x),
+            // the opponent gave something away: the full solve must find what
+            Ok(false) => Known::Better,
+            Err(_) => Known::Stopped,
+        }
+    }
+
+    /// The exact score of every 0-based column (as [`Solver::analyze`]) that can be proven
+    /// within `budget` of wall time; `None` for a full column and for one not proven in time.
+    /// Every open column first gets its share of the time, centre first, then the unproven ones
+    /// share what is left (the table keeps the work done so far).
+    pub fn analyze_within<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        budget: Duration,
+    ) -> Vec<Option<i32>> {
+        let start = std::time::Instant::now();
+        let mut scores = vec![None; W];
+        let open: Vec<usize> = column_order::<W>()
+            .into_iter()
+            .filter(|&c| p.can_play(c) && !p.is_game_over())
+            .collect();
+        for pass in 0..2 {
+            let todo: Vec<usize> = open
+                .iter()
+                .copied()
+                .filter(|&c| scores[c].is_none())
+                .collect();
+            for (i, &c) in todo.iter().enumerate() {
+                let left = budget.saturating_sub(start.elapsed());
+                if left.is_zero() {
+                    break;
+                }
+                let share = if pass == 0 {
+                    left / (todo.len() - i) as u32
+                } else {
+                    left
+                };
+                self.set_limits(Some(SearchControl::within(share)), None);
+                scores[c] = self.solve_column(p, c, false).ok().flatten();
+            }
+        }
+        self.set_limits(None, None);
+        scores
+    }
+
     /// Alpha-beta search of a position where the side to move cannot win at once.
     /// Fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower bound, else exact.
     fn negamax<const W: usize, const H: usize>(
@@ -574,13 +732,7 @@ impl Solver {
 
     #[cold]
     fn poll_limits(&mut self) {
-        if self
-            .stop
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.nodes >= self.max_nodes
-        {
+        if self.control.as_ref().is_some_and(|c| c.must_stop()) || self.budget.spent(self.nodes) {
             self.stopped = true;
         }
     }

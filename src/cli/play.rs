@@ -14,9 +14,9 @@
 
 use crate::board::{Cell, Player, Position, Size};
 use crate::book::Book;
-use crate::ordering::column_order;
+use crate::control::SearchControl;
 use crate::score::Score;
-use crate::search::{Iteration, SearchControl, SearchLimits, Searcher};
+use crate::search::{Iteration, SearchLimits, Searcher};
 use crate::solver::Solver;
 use crate::time::TimeLimit;
 use crate::with_size;
@@ -24,7 +24,7 @@ use std::fmt;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The engine's table in megabytes (the protocol's default `Hash`).
 pub const ENGINE_HASH_MB: usize = crate::protocol::engine::DEFAULT_HASH_MB;
@@ -561,33 +561,10 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             )?;
             self.out.flush()?;
         }
-        let start = Instant::now();
         let p = self.pos;
         let solver = self.hint_solver();
-        let mut scores: [Option<i32>; W] = [None; W];
-        let order = column_order::<W>();
-        let open: Vec<usize> = order.iter().copied().filter(|&c| p.can_play(c)).collect();
-        // first every column its share of the time, centre first; then the unproven ones share
-        // what is left (the table keeps the work done so far)
-        for pass in 0..2 {
-            let todo: Vec<usize> = open
-                .iter()
-                .copied()
-                .filter(|&c| scores[c].is_none())
-                .collect();
-            for (i, &c) in todo.iter().enumerate() {
-                let left = budget.saturating_sub(start.elapsed());
-                if left.is_zero() {
-                    break;
-                }
-                let share = if pass == 0 {
-                    left / (todo.len() - i) as u32
-                } else {
-                    left
-                };
-                scores[c] = exact_column(solver, &p, c, Instant::now() + share);
-            }
-        }
+        let scores = solver.analyze_within(&p, budget);
+        let open: Vec<usize> = p.legal_columns().collect();
         if self.opts.live {
             write!(self.out, "\r\x1b[2K")?;
         }
@@ -670,20 +647,6 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
     }
 }
 
-/// The exact score of playing 0-based `col` at `p` for the side to move, or `None` if not proven
-/// by `deadline`.
-fn exact_column<const W: usize, const H: usize>(
-    solver: &mut Solver,
-    p: &Position<W, H>,
-    col: usize,
-    deadline: Instant,
-) -> Option<i32> {
-    solver.set_limits(Some(deadline), None);
-    let r = solver.solve_column(p, col, false).ok().flatten();
-    solver.set_limits(None, None);
-    r
-}
-
 /// Every cell that belongs to four in a row of `discs`.
 pub fn winning_four<const W: usize, const H: usize>(discs: u64) -> u64 {
     let mut cells = 0;
@@ -752,6 +715,7 @@ fn summary(it: &Iteration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn commands() {

@@ -17,11 +17,10 @@
 use super::parse::{parse_line, Command, GoParams, MoveToken, Query, StartPos};
 use crate::board::{perft, BoardError, Player, Position, Size};
 use crate::book::{Book, BookError};
+use crate::control::SearchControl;
 use crate::eval;
 use crate::score::{self, Score};
-use crate::search::{
-    Iteration, Line, ScoreBound, SearchControl, SearchLimits, SearchResult, Searcher,
-};
+use crate::search::{Iteration, Line, ScoreBound, SearchLimits, SearchResult, Searcher};
 use crate::time::{Clock, Deadlines, TimeLimit};
 use crate::with_size;
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
