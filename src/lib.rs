@@ -3,6 +3,7 @@
 //! Modules by concern: [`board`] (rules, notation), [`tt`] (transposition table), [`ordering`]
 //! (move ordering), [`solver`] (exact solver), [`protocol`] (the line protocol).
 
+pub mod bench;
 pub mod board;
 pub mod book;
 pub mod cli;

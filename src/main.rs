@@ -175,7 +175,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
-        None => Ok(ExitCode::from(vier::protocol::engine::run(
+        None => Ok(ExitCode::from(vier::protocol::run(
             io::stdin(),
             io::stdout(),
         ))),
@@ -217,7 +217,7 @@ fn main() -> ExitCode {
                 }
             })
         }
-        Some(Cmd::Bench) => cli::bench::run(&mut io::stdout().lock()).map(|_| ExitCode::SUCCESS),
+        Some(Cmd::Bench) => vier::bench::run(&mut io::stdout().lock()).map(|_| ExitCode::SUCCESS),
         Some(Cmd::Book { cmd }) => book_command(cmd).or_else(|e| {
             if matches!(
                 e.kind(),

@@ -1,7 +1,6 @@
 //! The subcommands people run: each reads and writes through the streams it is given, so the
 //! tests drive them without a terminal.
 
-pub mod bench;
 pub mod book;
 pub mod play;
 pub mod solve;

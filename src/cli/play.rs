@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The engine's table in megabytes (the protocol's default `Hash`).
-pub const ENGINE_HASH_MB: usize = crate::protocol::engine::DEFAULT_HASH_MB;
+pub const ENGINE_HASH_MB: usize = crate::protocol::options::DEFAULT_HASH_MB;
 /// The hint solver's table in megabytes.
 pub const HINT_HASH_MB: usize = 16;
 /// The longest time per move `t` accepts (one hour).

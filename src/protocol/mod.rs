@@ -1,2 +1,13 @@
+//! The UCI-style line protocol of protocol.md, by job: [`parse`] turns a line into a typed
+//! command (a pure function), [`engine`] is the loop that owns the engine state, [`threads`]
+//! holds its reader and searcher threads, [`game`] the position typed by the board size,
+//! [`options`] the one table of options, and [`format`] what the engine writes about a search.
+
 pub mod engine;
+pub mod format;
+pub mod game;
+pub mod options;
 pub mod parse;
+pub mod threads;
+
+pub use engine::run;

@@ -96,6 +96,16 @@ pub enum MoveToken {
     },
 }
 
+impl MoveToken {
+    /// The column the move names, 1-based, in either notation.
+    pub fn column(self) -> usize {
+        match self {
+            MoveToken::Column(c) => c as usize,
+            MoveToken::Drop { file, .. } => file as usize,
+        }
+    }
+}
+
 /// Parameters of `go`. Absent parameters are `None` / `false` / empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GoParams {

@@ -1,0 +1,130 @@
+//! What the engine writes about a search: `info` lines, `bestmove`, scores and lines of moves,
+//! in the notation the GUI asked for.
+
+use crate::board::Position;
+use crate::score::{wdl_permille, Score};
+use crate::search::{Iteration, Line, ScoreBound};
+
+/// How moves are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Notation {
+    /// Column digits, 1-based.
+    #[default]
+    Digits,
+    /// cutechess `cfour` drops: `P@<file><rank>`, rank 1 at the bottom.
+    Drops,
+}
+
+/// How `info` lines look.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InfoStyle {
+    pub notation: Notation,
+    /// `UCI_ShowWDL`: add `wdl W D L`.
+    pub show_wdl: bool,
+}
+
+/// 0-based columns from `root` in `notation`; stops at the first move that cannot be played.
+pub fn moves<const W: usize, const H: usize>(
+    root: &Position<W, H>,
+    cols: &[usize],
+    notation: Notation,
+) -> Vec<String> {
+    let mut p = *root;
+    let mut out = Vec::with_capacity(cols.len());
+    for &c in cols {
+        if c >= W || !p.can_play(c) || p.is_game_over() {
+            break;
+        }
+        out.push(match notation {
+            Notation::Drops => format!("P@{}{}", (b'a' + c as u8) as char, p.column_height(c) + 1),
+            Notation::Digits => (c + 1).to_string(),
+        });
+        p.play_col(c);
+    }
+    out
+}
+
+/// `bestmove <move>`, or `bestmove (none)` for a finished game.
+pub fn bestmove<const W: usize, const H: usize>(
+    root: &Position<W, H>,
+    best: Option<usize>,
+    notation: Notation,
+) -> String {
+    let mv = best
+        .and_then(|c| moves(root, &[c], notation).pop())
+        .unwrap_or_else(|| "(none)".into());
+    format!("bestmove {mv}")
+}
+
+/// The `info` lines of one report on a search from `root`.
+pub fn info<const W: usize, const H: usize>(
+    root: &Position<W, H>,
+    it: &Iteration,
+    style: InfoStyle,
+) -> Vec<String> {
+    let ms = it.time.as_millis() as u64;
+    let nps = it.nodes.saturating_mul(1000) / ms.max(1);
+    it.lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut s = format!(
+                "info depth {} seldepth {} multipv {} score {}",
+                it.depth,
+                it.seldepth,
+                i + 1,
+                score(line)
+            );
+            if style.show_wdl {
+                let (w, d, l) = wdl_permille(line.score);
+                s += &format!(" wdl {w} {d} {l}");
+            }
+            s += &format!(" nodes {} nps {nps}", it.nodes);
+            if it.book_hits > 0 {
+                s += &format!(" tbhits {}", it.book_hits);
+            }
+            s += &format!(" hashfull {} time {ms}", it.hashfull);
+            let pv = moves(root, &line.pv, style.notation);
+            if !pv.is_empty() {
+                s += " pv ";
+                s += &pv.join(" ");
+            }
+            s
+        })
+        .collect()
+}
+
+/// `cp X`, `mate N` or `mate -N`, with `lowerbound`/`upperbound` for a bound. A proven draw is
+/// `cp 0`.
+pub fn score(line: &Line) -> String {
+    let mut s = match line.score {
+        Score::Cp(x) => format!("cp {x}"),
+        Score::Win(n) => format!("mate {n}"),
+        Score::Loss(0) => "mate 0".into(),
+        Score::Loss(n) => format!("mate -{n}"),
+        Score::Draw => "cp 0".into(),
+    };
+    match line.bound {
+        ScoreBound::Exact => {}
+        ScoreBound::Lower => s += " lowerbound",
+        ScoreBound::Upper => s += " upperbound",
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drop_notation() {
+        let root = Position::<7, 6>::new();
+        assert_eq!(
+            moves(&root, &[3, 3, 0], Notation::Drops),
+            ["P@d1", "P@d2", "P@a1"]
+        );
+        assert_eq!(moves(&root, &[3, 3, 0], Notation::Digits), ["4", "4", "1"]);
+        assert_eq!(bestmove(&root, Some(3), Notation::Drops), "bestmove P@d1");
+        assert_eq!(bestmove(&root, None, Notation::Digits), "bestmove (none)");
+    }
+}

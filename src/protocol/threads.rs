@@ -1,0 +1,172 @@
+//! The engine's two helper threads and what travels between them and the loop: a reader turns
+//! the input into bounded lines (a line over [`MAX_LINE`] bytes is discarded as it streams by,
+//! never buffered whole), and the searcher runs one [`Job`] at a time and sends [`Report`]s
+//! back. A panic on the searcher is caught and reported.
+
+use super::game::SearchTask;
+use super::options::DEFAULT_HASH_MB;
+use crate::book::Book;
+use crate::search::{Iteration, SearchResult, Searcher};
+use crossbeam_channel::{Receiver, Sender};
+use std::io::{self, BufRead};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// Longest accepted input line, in bytes (without its line break).
+pub const MAX_LINE: usize = 1 << 20;
+/// Set this environment variable to make the searcher panic when a search starts (tests).
+pub const PANIC_ENV: &str = "VIER_TEST_SEARCHER_PANIC";
+
+/// What the reader thread sends.
+pub enum Input {
+    Line(String),
+    TooLong,
+    Eof,
+}
+
+/// Work for the searcher thread.
+pub enum Job {
+    Search(SearchTask),
+    SetHash(usize),
+    Clear,
+    /// The book the searcher consults from now on (`None`: no book).
+    SetBook(Option<Arc<Book>>),
+    /// Answered by [`Report::Pong`] once every earlier job is done.
+    Ping,
+}
+
+/// What the searcher thread sends back.
+pub enum Report {
+    Info(Iteration),
+    Done(SearchResult),
+    Pong,
+    Panicked(String),
+}
+
+/// Splits `input` into lines of at most [`MAX_LINE`] bytes; longer ones are skipped as they
+/// stream by and reported as [`Input::TooLong`].
+pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        if buf.is_empty() {
+            if too_long {
+                let _ = tx.send(Input::TooLong);
+            } else if !line.is_empty() {
+                let _ = tx.send(Input::Line(String::from_utf8_lossy(&line).into_owned()));
+            }
+            break;
+        }
+        let (chunk, consumed, end) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_LINE {
+                too_long = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        r.consume(consumed);
+        if end {
+            let msg = if too_long {
+                Input::TooLong
+            } else {
+                Input::Line(String::from_utf8_lossy(&line).into_owned())
+            };
+            if tx.send(msg).is_err() {
+                return;
+            }
+            line.clear();
+            too_long = false;
+        }
+    }
+    let _ = tx.send(Input::Eof);
+}
+
+pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
+    let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
+    let mut searcher: Option<Searcher> = None;
+    let mut book: Option<Arc<Book>> = None;
+    for job in jobs {
+        let r = catch_unwind(AssertUnwindSafe(|| match job {
+            Job::SetHash(mb) => match searcher.as_mut() {
+                // frees the old tables first and keeps the book
+                Some(s) => s.set_hash(mb),
+                None => {
+                    let mut s = Searcher::new(mb);
+                    s.set_book(book.clone());
+                    searcher = Some(s);
+                }
+            },
+            Job::Clear => {
+                if let Some(s) = searcher.as_mut() {
+                    s.clear()
+                }
+            }
+            Job::SetBook(b) => {
+                if let Some(s) = searcher.as_mut() {
+                    s.set_book(b.clone());
+                }
+                book = b;
+            }
+            Job::Ping => {
+                let _ = reports.send(Report::Pong);
+            }
+            Job::Search(task) => {
+                if panic_on_search {
+                    panic!("{PANIC_ENV} is set");
+                }
+                let s = searcher.get_or_insert_with(|| {
+                    let mut s = Searcher::new(DEFAULT_HASH_MB);
+                    s.set_book(book.clone());
+                    s
+                });
+                let mut report = |it: &Iteration| {
+                    let _ = reports.send(Report::Info(it.clone()));
+                };
+                let _ = reports.send(Report::Done(task(s, &mut report)));
+            }
+        }));
+        if let Err(e) = r {
+            let msg = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let _ = reports.send(Report::Panicked(msg));
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossbeam_channel::unbounded;
+
+    #[test]
+    fn reader_bounds_lines() {
+        let mut data = b"uci\r\nisready\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        data.extend(b"\nquit");
+        let (tx, rx) = unbounded();
+        read_lines(io::Cursor::new(data), tx);
+        let got: Vec<String> = rx
+            .iter()
+            .map(|m| match m {
+                Input::Line(l) => l,
+                Input::TooLong => "<too long>".into(),
+                Input::Eof => "<eof>".into(),
+            })
+            .collect();
+        assert_eq!(got, ["uci\r", "isready", "<too long>", "quit", "<eof>"]);
+    }
+}
