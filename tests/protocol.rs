@@ -947,3 +947,41 @@ fn book_file_back_to_empty_is_the_embedded_book() {
     let mv: usize = bestmove(&lines).parse().expect("a column");
     assert!((1..=7).contains(&mv));
 }
+
+/// protocol.md's option table lists exactly the options of the engine's table, with the same
+/// types, ranges and defaults.
+#[test]
+fn protocol_md_documents_the_option_table() {
+    use vier::protocol::options::{Kind, OPTIONS};
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol.md"))
+        .expect("protocol.md");
+    let section = doc
+        .split("\n## Options\n")
+        .nth(1)
+        .expect("protocol.md has an Options section");
+    // rows `| `Name` | type | default | meaning |`, up to the first line that is not a row
+    let rows: Vec<(String, String, String)> = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            let default = cells.get(3)?.trim_matches('`');
+            Some((name.to_string(), cells[2].to_string(), default.to_string()))
+        })
+        .collect();
+    let documented: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    let declared: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
+    assert_eq!(documented, declared, "protocol.md's option rows");
+    for (o, (_, ty, default)) in OPTIONS.iter().zip(&rows) {
+        let (want_ty, want_default) = match o.kind {
+            Kind::Spin { default, min, max } => (format!("spin {min}..{max}"), default.to_string()),
+            Kind::Check { default } => ("check".into(), default.to_string()),
+            Kind::Button => ("button".into(), String::new()),
+            Kind::Combo { default, vars } => (format!("combo {}", vars.join(" ")), default.into()),
+            Kind::Text { default } => ("string".into(), default.into()),
+        };
+        assert_eq!((ty, default), (&want_ty, &want_default), "{}", o.name);
+    }
+}
