@@ -426,8 +426,18 @@ impl Solver {
                 Known::Stopped => return RootProof::Unproven,
                 Known::Better | Known::Nothing => {}
             }
-            // the full analysis gets a budget of its own
-            self.budget = NodeBudget::start(self.nodes, Some(budget));
+            // The full analysis gets a budget of its own, counted (and polled) from a fresh
+            // node count; the calls' counts add up.
+            let (nodes, hits) = (self.nodes, self.book_hits);
+            self.reset_nodes();
+            self.budget = NodeBudget::start(0, Some(budget));
+            let scores = self.analyze(root, false);
+            self.nodes += nodes;
+            self.book_hits += hits;
+            return match scores {
+                Ok(scores) => RootProof::Columns(scores),
+                Err(Stopped) => RootProof::Unproven,
+            };
         }
         match self.analyze(root, false) {
             Ok(scores) => RootProof::Columns(scores),
