@@ -135,7 +135,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             out: file,
             line,
         } => {
-            let opts = cli::book::BuildOptions {
+            let opts = vier::book::build::BuildOptions {
                 size,
                 depth,
                 threads,
@@ -143,7 +143,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
                 out: file,
                 line,
             };
-            cli::book::build(&opts, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
+            vier::book::build::build(&opts, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
         }
         BookCmd::Verify {
             file,
@@ -152,7 +152,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             hash,
         } => {
             let book = cli::book::load(&file)?;
-            let sum = cli::book::verify(&book, sample, seed, hash, &mut out)?;
+            let sum = vier::book::build::verify(&book, sample, seed, hash, &mut out)?;
             eprintln!(
                 "checked {} of {} entries, mismatches {}",
                 sum.checked,

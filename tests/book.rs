@@ -7,8 +7,9 @@ use common::{pons_set, run_vier};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use vier::board::{Position, Size};
-use vier::book::{checksum, enumerate, position_from_key, Book, BookError};
-use vier::cli::book::{build, journal_path, verify, BuildOptions};
+use vier::book::build::{build, enumerate, verify, BuildOptions};
+use vier::book::journal::journal_path;
+use vier::book::{checksum, position_from_key, Book, BookError};
 use vier::solver::Solver;
 
 type P = Position<7, 6>;

@@ -753,9 +753,9 @@ mod tests {
 
     /// Every 5x4 position with up to 4 discs, solved here.
     fn small_book() -> Arc<Book> {
-        let plies = crate::book::enumerate::<5, 4>(4);
+        let plies = crate::book::build::enumerate::<5, 4>(4);
         let solver = std::cell::RefCell::new(Solver::new(4));
-        let entries = crate::book::complete::<5, 4>(&plies, |k| {
+        let entries = crate::book::build::complete::<5, 4>(&plies, |k| {
             let p = crate::book::position_from_key::<5, 4>(k)?;
             solver.borrow_mut().solve(&p).ok()
         })

@@ -1,5 +1,5 @@
-//! The opening book: the exact score of every position up to a given number of discs, made by
-//! vier itself (`vier book build`) and looked up by the solver and the searcher.
+//! The book file and the book in memory: the exact score of every position up to a given
+//! number of discs, keyed by the mirror-symmetric key, looked up by binary search.
 //!
 //! A book maps a position's mirror-symmetric key ([`Position::symmetric_key`]) to its exact score
 //! (see [`crate::solver`]). It holds every position with at most `depth` discs whose game is
@@ -28,7 +28,6 @@
 //! in-memory image. On 7x6 an entry is 8 bytes.
 
 use crate::board::Position;
-use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -38,7 +37,7 @@ pub const VERSION: u8 = 1;
 const HEADER: usize = 24;
 
 /// The book that ships inside the binary (7x6), built with `vier book build`.
-static EMBEDDED_BYTES: &[u8] = include_bytes!("../book/7x6.book");
+static EMBEDDED_BYTES: &[u8] = include_bytes!("../../book/7x6.book");
 
 /// Why a book could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -399,52 +398,6 @@ impl Book {
     }
 }
 
-/// Where the engine takes its book from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BookSource {
-    /// The book built into the binary.
-    BuiltIn,
-    /// A book file.
-    File(std::path::PathBuf),
-    /// No book: every position is searched.
-    Off,
-}
-
-impl BookSource {
-    /// The built-in book unless `path` names a file (empty, or the UCI text `<empty>`: built in).
-    pub fn from_path(path: &str) -> BookSource {
-        match path {
-            "" | "<empty>" => BookSource::BuiltIn,
-            p => BookSource::File(p.into()),
-        }
-    }
-}
-
-impl fmt::Display for BookSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BookSource::BuiltIn => f.write_str("(embedded)"),
-            BookSource::File(p) => write!(f, "{}", p.display()),
-            BookSource::Off => f.write_str("(none)"),
-        }
-    }
-}
-
-/// The one place that opens the book a command asked for: the protocol (`OwnBook`, `BookFile`),
-/// `vier solve` and `vier play` all come here.
-pub fn open(source: &BookSource) -> Result<Option<Arc<Book>>, BookError> {
-    match source {
-        BookSource::Off => Ok(None),
-        BookSource::BuiltIn => match Book::embedded() {
-            Some(b) => Ok(Some(b)),
-            None => Err(Book::embedded_result()
-                .err()
-                .unwrap_or_else(|| BookError::Io("the built-in book does not parse".into()))),
-        },
-        BookSource::File(path) => Book::load(path).map(|b| Some(Arc::new(b))),
-    }
-}
-
 /// The position with this key (see [`Position::key`]), if the key is one: each column's bits
 /// hold `2^h - 1 + own discs` for a column of height `h`, and the side to move must have as
 /// many discs as the other side, or one fewer.
@@ -475,75 +428,4 @@ pub fn position_from_key<const W: usize, const H: usize>(key: u64) -> Option<Pos
     let p = Position::<W, H>::from_raw(current, mask);
     debug_assert_eq!(p.key(), key);
     Some(p)
-}
-
-/// The symmetric keys of every position with exactly `d` discs, for `d` in `0..=depth`, whose
-/// game is not over (reached only through positions whose game was not over), each mirror pair
-/// once. Each ply's keys come in depth-first order from the empty board, so neighbours share
-/// most of their moves (and a solver's table serves them all).
-pub fn enumerate<const W: usize, const H: usize>(depth: u32) -> Vec<Vec<u64>> {
-    let mut plies: Vec<Vec<u64>> = vec![Vec::new(); depth as usize + 1];
-    let mut seen: Vec<HashSet<u64>> = vec![HashSet::new(); depth as usize + 1];
-    fn walk<const W: usize, const H: usize>(
-        p: &Position<W, H>,
-        depth: u32,
-        plies: &mut [Vec<u64>],
-        seen: &mut [HashSet<u64>],
-    ) {
-        let d = p.moves() as usize;
-        let key = p.symmetric_key().0;
-        if !seen[d].insert(key) {
-            return;
-        }
-        plies[d].push(key);
-        if p.moves() == depth {
-            return;
-        }
-        for c in 0..W {
-            if p.can_play(c) && !p.is_winning_move(c) {
-                let mut q = *p;
-                q.play_col(c);
-                if !q.is_full() {
-                    walk(&q, depth, plies, seen);
-                }
-            }
-        }
-    }
-    walk(&Position::<W, H>::new(), depth, &mut plies, &mut seen);
-    plies
-}
-
-/// Scores every position of `plies` (from [`enumerate`]) above the last ply by negamax over its
-/// children, given the exact scores `leaf` of the last ply's positions. `None` if a needed
-/// score is missing.
-pub fn complete<const W: usize, const H: usize>(
-    plies: &[Vec<u64>],
-    leaf: impl Fn(u64) -> Option<i32>,
-) -> Option<Vec<(u64, i8)>> {
-    let depth = plies.len() - 1;
-    let mut known: std::collections::HashMap<u64, i32> = std::collections::HashMap::new();
-    for &k in &plies[depth] {
-        known.insert(k, leaf(k)?);
-    }
-    let cells = (W * H) as i32;
-    for d in (0..depth).rev() {
-        for &k in &plies[d] {
-            let p = position_from_key::<W, H>(k)?;
-            let score = if p.can_win_next() {
-                crate::score::win_now(cells, d as i32)
-            } else {
-                let mut best = i32::MIN;
-                for c in (0..W).filter(|&c| p.can_play(c)) {
-                    let s = crate::score::of_move(&p, c, |q| {
-                        known.get(&q.symmetric_key().0).copied().ok_or(())
-                    })
-                    .ok()?;
-                    best = best.max(s);
-                }
-                best
-            };
-            known.insert(k, score);
-        }
-    }
-    Some(known.into_iter().map(|(k, s)| (k, s as i8)).collect())
 }

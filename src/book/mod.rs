@@ -1,0 +1,61 @@
+//! The opening book: the exact score of every position up to a given number of discs, made by
+//! vier itself (`vier book build`) and looked up by the solver and the searcher.
+//!
+//! [`format`] is the file (documented byte by byte) and the in-memory book, [`build`] makes and
+//! checks books, [`journal`] keeps a build resumable, and [`open`] is the one place that
+//! chooses the book a command uses: the built-in one, a file, or none.
+
+pub mod build;
+pub mod format;
+pub mod journal;
+
+pub use format::*;
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Where the engine takes its book from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BookSource {
+    /// The book built into the binary.
+    BuiltIn,
+    /// A book file.
+    File(std::path::PathBuf),
+    /// No book: every position is searched.
+    Off,
+}
+
+impl BookSource {
+    /// The built-in book unless `path` names a file (empty, or the UCI text `<empty>`: built in).
+    pub fn from_path(path: &str) -> BookSource {
+        match path {
+            "" | "<empty>" => BookSource::BuiltIn,
+            p => BookSource::File(p.into()),
+        }
+    }
+}
+
+impl fmt::Display for BookSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BookSource::BuiltIn => f.write_str("(embedded)"),
+            BookSource::File(p) => write!(f, "{}", p.display()),
+            BookSource::Off => f.write_str("(none)"),
+        }
+    }
+}
+
+/// The one place that opens the book a command asked for: the protocol (`OwnBook`, `BookFile`),
+/// `vier solve` and `vier play` all come here.
+pub fn open(source: &BookSource) -> Result<Option<Arc<Book>>, BookError> {
+    match source {
+        BookSource::Off => Ok(None),
+        BookSource::BuiltIn => match Book::embedded() {
+            Some(b) => Ok(Some(b)),
+            None => Err(Book::embedded_result()
+                .err()
+                .unwrap_or_else(|| BookError::Io("the built-in book does not parse".into()))),
+        },
+        BookSource::File(path) => Book::load(path).map(|b| Some(Arc::new(b))),
+    }
+}
