@@ -1,15 +1,30 @@
-//! `vier bench`: a fixed, deterministic node-count signature of the solver, plus its speed.
+//! `vier bench`: a fixed, deterministic node-count signature of the whole engine, plus its speed.
 //!
-//! Every position is solved with a freshly cleared table of a fixed size, so the node count
-//! depends only on the search code: any change of behaviour changes the signature.
+//! Two parts over the same positions: the exact solver solves each with a freshly cleared table
+//! of a fixed size; then the engine searches each to a fixed depth through the path a GUI's
+//! `position startpos moves ...` and `go depth N` take (parsed commands, the size-typed game,
+//! the planned limits, the searcher with the built-in book and default `Hash`, tables cleared
+//! as by `ucinewgame`). Node counts depend only on the code: any change of behaviour of the
+//! solver, the searcher, the evaluation, the book or the protocol's planning changes the
+//! signature, the total of both parts.
 
-use crate::board::Position;
+use crate::board::{Position, Size};
+use crate::book::{self, BookSource};
+use crate::control::SearchControl;
+use crate::protocol::game::new_game;
+use crate::protocol::go::{self, GoSettings};
+use crate::protocol::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
+use crate::protocol::parse::{parse_line, Command};
+use crate::search::{Iteration, Searcher};
 use crate::solver::Solver;
 use std::io::{self, Write};
 use std::time::Instant;
 
-/// Table size for the bench, fixed so the signature does not depend on options.
+/// Table size for the bench's solves, fixed so the signature does not depend on options.
 pub const BENCH_HASH_MB: usize = 16;
+/// Depth of the bench's searches: every part of the searcher runs (ordering, table, killers,
+/// solver attempts between iterations), in about a second in all.
+pub const BENCH_DEPTH: u32 = 12;
 
 /// Move strings (7x6) from Pascal Pons' public test sets, begin, middle and end of the game.
 pub const BENCH_POSITIONS: &[&str] = &[
@@ -40,12 +55,24 @@ pub const BENCH_POSITIONS: &[&str] = &[
     "157564142155",
 ];
 
-/// Solves the bench positions; writes a line per position and the signature line last.
-/// Returns the total node count.
+/// Solves the bench positions, then searches them; writes a line per position and part, and
+/// the signature line last. Returns the total node count.
 pub fn run(out: &mut impl Write) -> io::Result<u64> {
+    let start = Instant::now();
+    let total_nodes = solve_all(out)? + search_all(out)?;
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    writeln!(
+        out,
+        "{total_nodes} nodes {:.0} nps",
+        total_nodes as f64 / secs
+    )?;
+    Ok(total_nodes)
+}
+
+/// The solver part: each position solved exactly.
+fn solve_all(out: &mut impl Write) -> io::Result<u64> {
     let mut solver = Solver::new(BENCH_HASH_MB);
     let mut total_nodes = 0u64;
-    let start = Instant::now();
     for moves in BENCH_POSITIONS {
         let pos = Position::<7, 6>::from_moves(moves).map_err(io::Error::other)?;
         solver.clear();
@@ -62,11 +89,47 @@ pub fn run(out: &mut impl Write) -> io::Result<u64> {
         )?;
         total_nodes += solver.nodes();
     }
-    let secs = start.elapsed().as_secs_f64().max(1e-9);
-    writeln!(
-        out,
-        "{total_nodes} nodes {:.0} nps",
-        total_nodes as f64 / secs
-    )?;
+    Ok(total_nodes)
+}
+
+/// The searcher part: `position startpos moves ...` and `go depth BENCH_DEPTH` for each
+/// position, as the protocol runs them.
+fn search_all(out: &mut impl Write) -> io::Result<u64> {
+    let mut searcher = Searcher::new(DEFAULT_HASH_MB);
+    searcher.set_book(book::open(&BookSource::BuiltIn).map_err(io::Error::other)?);
+    let settings = GoSettings {
+        overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
+        multipv: 1,
+    };
+    let Ok(Command::Go(go)) = parse_line(&format!("go depth {BENCH_DEPTH}")) else {
+        unreachable!("a well-formed go command")
+    };
+    let mut total_nodes = 0u64;
+    for moves in BENCH_POSITIONS {
+        let mut game = new_game(Size::default());
+        let Ok(Command::Position {
+            start,
+            moves: tokens,
+        }) = parse_line(&format!("position startpos moves {moves}"))
+        else {
+            unreachable!("a well-formed position command")
+        };
+        game.set_position(&start, &tokens)
+            .map_err(io::Error::other)?;
+        let plan = go::plan(&go, game.size(), game.moves(), settings);
+        searcher.clear();
+        let t = Instant::now();
+        let task = game.search(plan.limits, SearchControl::new(plan.deadlines, false));
+        let result = task(&mut searcher, &mut |_: &Iteration| {});
+        writeln!(
+            out,
+            "{moves} depth {} {} nodes {} time {:.1} ms",
+            result.last.depth,
+            game.bestmove(result.best, Default::default()),
+            result.last.nodes,
+            t.elapsed().as_secs_f64() * 1e3
+        )?;
+        total_nodes += result.last.nodes;
+    }
     Ok(total_nodes)
 }

@@ -99,3 +99,32 @@ fn bench_signature_is_deterministic() {
     assert!(la.contains(" nodes ") && la.ends_with(" nps"), "{la}");
     assert_eq!(n(la), n(lb));
 }
+
+/// The signature covers both parts of the bench: the solver's exact solves and the searcher's
+/// fixed-depth searches, one line each per position.
+#[test]
+fn bench_signs_solver_and_searcher() {
+    let out = vier(&["bench"], "");
+    let ls = lines(&out);
+    let (signature, rows) = ls.split_last().expect("bench prints lines");
+    let nodes = |l: &str| -> u64 {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let i = f.iter().position(|&w| w == "nodes").expect("a nodes field");
+        f[i + 1].parse().expect("a node count")
+    };
+    let solves = rows.iter().filter(|l| l.contains(" score ")).count();
+    let searches = rows.iter().filter(|l| l.contains(" bestmove ")).count();
+    assert!(solves >= 10 && searches == solves, "{rows:?}");
+    let sum: u64 = rows.iter().map(|l| nodes(l)).sum();
+    let total: u64 = signature
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(sum, total, "the signature is the total of every line");
+    assert!(rows
+        .iter()
+        .filter(|l| l.contains(" bestmove "))
+        .any(|l| nodes(l) > 0));
+}

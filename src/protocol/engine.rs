@@ -19,6 +19,7 @@
 
 use super::format::{InfoStyle, Notation};
 use super::game::{new_game, Game};
+use super::go::{self, GoSettings};
 use super::options::{self, Opt, Value, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
 use super::parse::{parse_line, Command, GoParams, Query};
 use super::threads::{read_lines, searcher_thread, Input, Job, Report, MAX_LINE};
@@ -26,9 +27,7 @@ use crate::bench;
 use crate::board::Size;
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
-use crate::score::Score;
-use crate::search::SearchLimits;
-use crate::time::{Clock, Deadlines, TimeLimit};
+use crate::time::TimeLimit;
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
 use std::sync::Arc;
@@ -432,57 +431,26 @@ impl<O: Write> Engine<O> {
     }
 
     fn go(&mut self, go: GoParams) {
-        let cells = self.game.size().cells() as u32;
-        let moves = self.game.moves();
-        let first = moves.is_multiple_of(2);
-        let (time, inc) = if first {
-            (go.wtime, go.winc)
-        } else {
-            (go.btime, go.binc)
-        };
-        let time_limit = TimeLimit {
-            movetime_ms: go.movetime,
-            clock: time.map(|t| Clock {
-                remaining_ms: t,
-                increment_ms: inc.unwrap_or(0),
-                movestogo: go.movestogo,
-            }),
-            own_moves_left: (cells - moves).div_ceil(2),
+        let settings = GoSettings {
             overhead_ms: self.overhead_ms,
+            multipv: self.multipv,
         };
-        let deadlines = if go.infinite {
-            Deadlines::default()
-        } else {
-            time_limit.deadlines()
-        };
+        let plan = go::plan(&go, self.game.size(), self.game.moves(), settings);
         if self.debug {
             self.out.line(&format!(
                 "info string debug soft {:?} hard {:?} ponder {}",
-                deadlines.soft, deadlines.hard, go.ponder
+                plan.deadlines.soft, plan.deadlines.hard, go.ponder
             ));
         }
-        let searchmoves = go.searchmoves.iter().map(|m| m.column() - 1).collect();
-        // a win with the n-th disc from now lies within its plies, where the search is exact
-        let depth = match go.mate {
-            Some(n) => Some(go.depth.unwrap_or(u32::MAX).min(Score::mate_depth(n))),
-            None => go.depth,
-        };
-        let limits = SearchLimits {
-            depth,
-            nodes: go.nodes,
-            infinite: go.infinite,
-            searchmoves,
-            multipv: self.multipv,
-        };
-        let control = SearchControl::new(deadlines, go.ponder);
-        let task = self.game.search(limits, control.clone());
+        let control = SearchControl::new(plan.deadlines, go.ponder);
+        let task = self.game.search(plan.limits, control.clone());
         let _ = self.jobs.send(Job::Search(task));
         self.running = Some(Running {
             control,
             root: self.game.clone_box(),
             style: self.style,
             infinite: go.infinite,
-            time_limit,
+            time_limit: plan.time_limit,
         });
     }
 

@@ -1,11 +1,13 @@
 //! The UCI-style line protocol of protocol.md, by job: [`parse`] turns a line into a typed
 //! command (a pure function), [`engine`] is the loop that owns the engine state, [`threads`]
-//! holds its reader and searcher threads, [`game`] the position typed by the board size,
+//! holds its reader and searcher threads, [`game`] the position typed by the board size, [`go`]
+//! the plan of a search (limits and deadlines, a pure function),
 //! [`options`] the one table of options, and [`format`] what the engine writes about a search.
 
 pub mod engine;
 pub mod format;
 pub mod game;
+pub mod go;
 pub mod options;
 pub mod parse;
 pub mod threads;

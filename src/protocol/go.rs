@@ -1,0 +1,111 @@
+//! What a `go` command asks for, worked out without touching any state: its parameters and the
+//! engine's settings in, the time limit, the deadlines and the search limits out. The loop and
+//! `bench` both start their searches from a [`GoPlan`].
+
+use super::parse::GoParams;
+use crate::board::Size;
+use crate::score::Score;
+use crate::search::SearchLimits;
+use crate::time::{Clock, Deadlines, TimeLimit};
+
+/// The engine settings a search depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoSettings {
+    pub overhead_ms: u64,
+    pub multipv: usize,
+}
+
+/// A search, planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoPlan {
+    /// The time limit, also applied again at `ponderhit`.
+    pub time_limit: TimeLimit,
+    /// The deadlines to start with (none under `infinite`; ignored while pondering).
+    pub deadlines: Deadlines,
+    pub limits: SearchLimits,
+}
+
+/// Plans `go` on a board of `size` with `moves` discs on it.
+pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> GoPlan {
+    let cells = size.cells() as u32;
+    let first = moves.is_multiple_of(2);
+    let (time, inc) = if first {
+        (go.wtime, go.winc)
+    } else {
+        (go.btime, go.binc)
+    };
+    let time_limit = TimeLimit {
+        movetime_ms: go.movetime,
+        clock: time.map(|t| Clock {
+            remaining_ms: t,
+            increment_ms: inc.unwrap_or(0),
+            movestogo: go.movestogo,
+        }),
+        own_moves_left: (cells - moves).div_ceil(2),
+        overhead_ms: settings.overhead_ms,
+    };
+    let deadlines = if go.infinite {
+        Deadlines::default()
+    } else {
+        time_limit.deadlines()
+    };
+    // a win with the n-th disc from now lies within its plies, where the search is exact
+    let depth = match go.mate {
+        Some(n) => Some(go.depth.unwrap_or(u32::MAX).min(Score::mate_depth(n))),
+        None => go.depth,
+    };
+    let limits = SearchLimits {
+        depth,
+        nodes: go.nodes,
+        infinite: go.infinite,
+        searchmoves: go.searchmoves.iter().map(|m| m.column() - 1).collect(),
+        multipv: settings.multipv,
+    };
+    GoPlan {
+        time_limit,
+        deadlines,
+        limits,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::parse::{parse_line, Command};
+
+    fn go(line: &str) -> GoParams {
+        match parse_line(line) {
+            Ok(Command::Go(g)) => g,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    const SETTINGS: GoSettings = GoSettings {
+        overhead_ms: 10,
+        multipv: 1,
+    };
+
+    #[test]
+    fn clocks_belong_to_the_side_to_move() {
+        let g = go("go wtime 1000 btime 9000");
+        let first = plan(&g, Size::default(), 0, SETTINGS);
+        let second = plan(&g, Size::default(), 1, SETTINGS);
+        assert_eq!(first.time_limit.clock.unwrap().remaining_ms, 1000);
+        assert_eq!(second.time_limit.clock.unwrap().remaining_ms, 9000);
+    }
+
+    #[test]
+    fn mate_bounds_the_depth_and_infinite_has_no_deadline() {
+        let p = plan(&go("go mate 3 depth 20"), Size::default(), 0, SETTINGS);
+        assert_eq!(p.limits.depth, Some(5));
+        let p = plan(
+            &go("go movetime 100 infinite"),
+            Size::default(),
+            0,
+            SETTINGS,
+        );
+        assert_eq!(p.deadlines, Deadlines::default());
+        let p = plan(&go("go searchmoves 4 P@a1"), Size::default(), 0, SETTINGS);
+        assert_eq!(p.limits.searchmoves, [3, 0]);
+    }
+}
