@@ -1,7 +1,7 @@
 //! The rules of Connect Four on a bitboard: positions, moves, four in a row, keys, notation.
 //!
 //! Rules know nothing of search. Board width `W` and height `H` are const generics, so every size is
-//! compiled into its own code with all masks as constants; [`Size`] and [`with_size!`] pick the
+//! compiled into its own code with all masks as constants; [`Size`] and [`with_size!`](crate::with_size) pick the
 //! monomorphised code at run time.
 
 use std::fmt;
@@ -353,6 +353,16 @@ impl<const W: usize, const H: usize> Position<W, H> {
         }
         m = discs & (discs >> 1);
         m & (m >> 2) != 0
+    }
+
+    /// Every cell of `discs` that belongs to four in a row (to highlight a won game's four).
+    pub fn four_cells(discs: u64) -> u64 {
+        let mut cells = 0;
+        for d in [1, H, H + 1, H + 2] {
+            let m = discs & (discs >> d) & (discs >> (2 * d)) & (discs >> (3 * d));
+            cells |= m | (m << d) | (m << (2 * d)) | (m << (3 * d));
+        }
+        cells
     }
 
     /// Empty cells (playable now or not) that would complete four in a row for `discs`.

@@ -1,7 +1,20 @@
 //! vier: a Connect Four engine.
 //!
-//! Modules by concern: [`board`] (rules, notation), [`tt`] (transposition table), [`ordering`]
-//! (move ordering), [`solver`] (exact solver), [`protocol`] (the line protocol).
+//! Modules by concern, from the ground up:
+//!
+//! - [`board`]: the rules on bitboards of every supported size, notation, perft;
+//! - [`score`]: the score encoding (exact score, winning disc, `mate N`, moves left, WDL);
+//! - [`tt`]: the transposition table; [`ordering`]: move ordering; [`eval`]: the heuristic
+//!   evaluation at the search's horizon;
+//! - [`solver`]: the exact solver; [`search`]: the time-limited searcher (iterative deepening,
+//!   with the solver interleaved);
+//! - [`time`]: time management (a typed limit in, deadlines out); [`control`]: the one stop
+//!   rule the searcher and the solver poll;
+//! - [`book`]: the opening book (file format, building, the choice of book);
+//! - [`bench`](mod@bench): the deterministic node-count signature of the whole engine;
+//! - [`protocol`]: the UCI-style line protocol of protocol.md;
+//! - [`cli`]: the subcommands people run (`vier play`, `solve`, `book`, `perft`), thin layers
+//!   of input and output over the rest.
 
 pub mod bench;
 pub mod board;

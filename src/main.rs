@@ -187,16 +187,17 @@ fn main() -> ExitCode {
             book,
             no_book,
         }) => {
-            let book = match (no_book, book) {
-                (true, _) => None,
-                (false, None) => vier::book::Book::embedded(),
-                (false, Some(path)) => match cli::book::load(&path) {
-                    Ok(b) => Some(std::sync::Arc::new(b)),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::from(2);
-                    }
-                },
+            let source = match (no_book, book) {
+                (true, _) => vier::book::BookSource::Off,
+                (false, None) => vier::book::BookSource::BuiltIn,
+                (false, Some(path)) => vier::book::BookSource::File(path),
+            };
+            let book = match vier::book::open(&source) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!("error: {source}: {e}");
+                    return ExitCode::from(2);
+                }
             };
             let opts = cli::solve::SolveOptions {
                 weak,

@@ -30,6 +30,8 @@ use crate::tt::{Bound, Heuristic, TransTable};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The table size a searcher gets unless told otherwise (the protocol's `Hash` default).
+pub const DEFAULT_HASH_MB: usize = 32;
 const INF: i32 = 20_000;
 const MAX_PLY: usize = 64;
 const NO_MOVE: u8 = u8::MAX;

@@ -297,3 +297,13 @@ fn finished_positions_are_recognised() {
     assert!(p.is_full() && !p.last_mover_won());
     assert_eq!(vier::score::terminal(&p), Some(0));
 }
+
+#[test]
+fn four_cells() {
+    let p = Position::<7, 6>::from_moves("1213141").unwrap();
+    let (x, _) = p.discs();
+    assert_eq!(Position::<7, 6>::four_cells(x).count_ones(), 4);
+    let p = Position::<7, 6>::from_moves("4455667").unwrap();
+    let (x, _) = p.discs();
+    assert_eq!(Position::<7, 6>::four_cells(x), x);
+}

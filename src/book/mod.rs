@@ -1,7 +1,7 @@
 //! The opening book: the exact score of every position up to a given number of discs, made by
 //! vier itself (`vier book build`) and looked up by the solver and the searcher.
 //!
-//! [`format`] is the file (documented byte by byte) and the in-memory book, [`build`] makes and
+//! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book, [`build`] makes and
 //! checks books, [`journal`] keeps a build resumable, and [`open`] is the one place that
 //! chooses the book a command uses: the built-in one, a file, or none.
 

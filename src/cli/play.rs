@@ -13,7 +13,7 @@
 //! finished game's four in a row in upper case (`X`, `O`) or, in colour, reversed.
 
 use crate::board::{Cell, Player, Position, Size};
-use crate::book::Book;
+use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
 use crate::score::Score;
 use crate::search::{Iteration, SearchLimits, Searcher};
@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The engine's table in megabytes (the protocol's default `Hash`).
-pub const ENGINE_HASH_MB: usize = crate::protocol::options::DEFAULT_HASH_MB;
+pub const ENGINE_HASH_MB: usize = crate::search::DEFAULT_HASH_MB;
 /// The hint solver's table in megabytes.
 pub const HINT_HASH_MB: usize = 16;
 /// The longest time per move `t` accepts (one hour).
@@ -248,7 +248,13 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             movetime_ms: opts.movetime_ms.max(1),
             searcher: None,
             hint_solver: None,
-            book: if opts.book { Book::embedded() } else { None },
+            book: book::open(&if opts.book {
+                BookSource::BuiltIn
+            } else {
+                BookSource::Off
+            })
+            .ok()
+            .flatten(),
         }
     }
 
@@ -598,7 +604,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
 
     fn game_over(&mut self) -> io::Result<()> {
         let four = if self.pos.last_mover_won() {
-            winning_four::<W, H>(self.pos.opponent())
+            Position::<W, H>::four_cells(self.pos.opponent())
         } else {
             0
         };
@@ -645,16 +651,6 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             }
         }
     }
-}
-
-/// Every cell that belongs to four in a row of `discs`.
-pub fn winning_four<const W: usize, const H: usize>(discs: u64) -> u64 {
-    let mut cells = 0;
-    for d in [1, H, H + 1, H + 2] {
-        let m = discs & (discs >> d) & (discs >> (2 * d)) & (discs >> (3 * d));
-        cells |= m | (m << d) | (m << (2 * d)) | (m << (3 * d));
-    }
-    cells
 }
 
 fn ordinal(n: u32) -> String {
@@ -802,15 +798,5 @@ mod tests {
         assert!(text.contains("\n  3: draws  <- best"), "{text}");
         assert!(!text.contains("unknown"), "{text}");
         assert!(text.contains("\nvier plays 3 (depth 1, drawn, "), "{text}");
-    }
-
-    #[test]
-    fn four_cells() {
-        let p = Position::<7, 6>::from_moves("1213141").unwrap();
-        let (x, _) = p.discs();
-        assert_eq!(winning_four::<7, 6>(x).count_ones(), 4);
-        let p = Position::<7, 6>::from_moves("4455667").unwrap();
-        let (x, _) = p.discs();
-        assert_eq!(winning_four::<7, 6>(x), x);
     }
 }

@@ -2,7 +2,7 @@
 //! command (a pure function), [`engine`] is the loop that owns the engine state, [`threads`]
 //! holds its reader and searcher threads, [`game`] the position typed by the board size, [`go`]
 //! the plan of a search (limits and deadlines, a pure function),
-//! [`options`] the one table of options, and [`format`] what the engine writes about a search.
+//! [`options`] the one table of options, and [`format`](mod@format) what the engine writes about a search.
 
 pub mod engine;
 pub mod format;

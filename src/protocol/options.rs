@@ -62,7 +62,7 @@ pub enum Value {
     Text(String),
 }
 
-pub const DEFAULT_HASH_MB: usize = 32;
+pub use crate::search::DEFAULT_HASH_MB;
 pub const MAX_HASH_MB: usize = 4096;
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
