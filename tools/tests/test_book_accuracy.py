@@ -4,23 +4,19 @@ The engine binary comes from VIER_BIN (set by the Rust test wrapper under `cargo
 it the test fails on purpose.
 """
 
-import importlib.util
 import json
 import os
 import shutil
 import tempfile
 import unittest
 
+import book_accuracy as tool
+
 from .support import vier_bin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-TOOL = os.path.join(ROOT, "tools", "book_accuracy.py")
 DATA = os.path.join(ROOT, "tests", "data", "pons")
-
-_spec = importlib.util.spec_from_file_location("vier_book_accuracy", TOOL)
-tool = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tool)
 
 
 class EndToEnd(unittest.TestCase):
