@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shlex
 import signal
 import sys
@@ -23,17 +24,23 @@ from viertools.game import EngineSpec, Settings, now_iso
 from viertools.match import Match
 from viertools.openings import Schedule, load_openings
 from viertools.results import read_results
-from viertools.rules import parse_size
+from viertools.rules import NOTATIONS, parse_size
 from viertools.stats import SPRT_MODEL, Sprt
 from viertools.timecontrol import TimeControl
 
 HELP_EPILOG = """\
-engine options (repeat the group once per engine; exactly two engines):
-  --engine CMD        command line of an engine (split like a shell would)
+engine options (repeat the group once per engine; two engines, or any number
+with --tournament):
+  --engine CMD        command line of an engine (split like a shell would),
+                      e.g. "/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini"
   --name N            name for the engine just given (default: program name)
   --option Name=Value send 'setoption name Name value Value' to that engine
   --tc TC             time control for that engine only; a --tc before the
-                      first --engine applies to both engines
+                      first --engine applies to all engines
+  --notation N        digits | cfour: how to speak to that engine (default:
+                      cfour drops and FENs if its 'uci' offers UCI_Variant
+                      cfour, then 'setoption name UCI_Variant value cfour' is
+                      sent after its --options; column digits otherwise)
 
 time controls (TC):
   movetime=MS         fixed time per move ('go movetime MS'); over MS + margin
@@ -49,7 +56,8 @@ how games end (field "termination" in the results):
   win           four in a row (any direction), detected by the referee
   draw          full board
   time_forfeit  the engine answered after its time (+ margin) had run out
-  illegal_move  non-digit, out-of-range or full-column move
+  illegal_move  a move not in the engine's notation, out of range, into a
+                full column, or a drop onto a floating or taken cell
   crash         the engine exited or closed its pipes (also: failed to start)
   stall         no reply: no bestmove within the watchdog or within --grace
                 after 'stop', no uciok / readyok within their timeouts
@@ -82,7 +90,7 @@ exit status: 0 finished, 1 match stopped by a failing engine, 2 usage
 error, 130 interrupted; --compliance: 0 all checks passed, 1 otherwise.
 """
 
-ENGINE_SCOPED = ("--engine", "--name", "--option", "--tc")
+ENGINE_SCOPED = ("--engine", "--name", "--option", "--tc", "--notation")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,19 +101,29 @@ def build_parser() -> argparse.ArgumentParser:
                     "engine's protocol compliance (--compliance CMD).",
         epilog=HELP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("engines (see below: these bind to the preceding --engine)")
-    g.add_argument("--engine", metavar="CMD", action="append", help="engine command (give two)")
+    g.add_argument("--engine", metavar="CMD", action="append", help="engine command (give two, or more "
+                   "with --tournament)")
     g.add_argument("--name", metavar="N", action="append", help="name of the preceding engine")
     g.add_argument("--option", metavar="Name=Value", action="append", help="UCI option for the preceding engine")
     g.add_argument("--tc", metavar="TC", action="append",
                    help="time control: movetime=MS | BASE+INC | depth=N | nodes=N")
+    g.add_argument("--notation", metavar="digits|cfour", action="append",
+                   help="force the preceding engine's notation (default: from its uci options)")
     m = p.add_argument_group("match")
-    m.add_argument("--games", type=int, metavar="N", help="number of games (pairs of colour-swapped games)")
+    m.add_argument("--games", type=int, metavar="N",
+                   help="number of games (pairs of colour-swapped games); with --tournament per pairing")
+    m.add_argument("--tournament", choices=("round-robin", "gauntlet"),
+                   help="any number of engines: every pair meets (round-robin) or the first engine "
+                        "meets each other one (gauntlet); a joint Elo table at the end")
     m.add_argument("--sprt", nargs="+", metavar="K=V",
                    help="run an SPRT instead: elo0=0 elo1=10 alpha=0.05 beta=0.05 (logistic Elo)")
     m.add_argument("--max-games", type=int, metavar="N", help="with --sprt: stop after N games at most")
-    m.add_argument("--openings", metavar="FILE",
-                   help="opening file: one move string per line ('4453' or '4 4 5 3'), '#' comments; "
-                        "each opening is played twice with colours swapped (default: empty board)")
+    m.add_argument("--openings", nargs="+", metavar="FILE|K=V",
+                   help="opening file, as FILE or file=FILE, with format=moves|epd|pgn (default: by "
+                        "the extension .epd/.pgn, else one move string per line, '4453' or "
+                        "'4 4 5 3', '#' comments), order=sequential|random, plies=N (use the first "
+                        "N moves); each opening is played twice with colours swapped (default: the "
+                        "empty board)")
     m.add_argument("--seed", type=int, metavar="S",
                    help="play openings in an order shuffled with seed S (default: file order)")
     m.add_argument("--size", default="7x6", metavar="WxH",
@@ -113,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--concurrency", type=int, default=1, metavar="K",
                    help="games played at once, each with its own engine processes (default 1)")
     m.add_argument("--out", metavar="FILE.jsonl", help="write results (JSON lines) to FILE; must not exist yet")
+    m.add_argument("--pgn", metavar="FILE.pgn",
+                   help="also write every game as PGN (cutechess's cfour), appended per game; on "
+                        "--resume rewritten from the results file first")
     m.add_argument("--resume", metavar="FILE.jsonl",
                    help="continue the match recorded in FILE: play only its missing games, appending to it")
     m.add_argument("--recover", action="store_true",
@@ -155,7 +176,7 @@ def split_engine_args(argv, parser):
                     parser.error(f"{key} needs a value")
                 value, i = argv[i + 1], i + 2
             if key == "--engine":
-                engines.append({"cmd": value, "name": None, "options": [], "tc": None})
+                engines.append({"cmd": value, "name": None, "options": [], "tc": None, "notation": None})
             elif not engines:
                 if key == "--tc":
                     if global_tc is not None:
@@ -167,6 +188,10 @@ def split_engine_args(argv, parser):
                 engines[-1]["name"] = value
             elif key == "--option":
                 engines[-1]["options"].append(value)
+            elif key == "--notation":
+                if value not in NOTATIONS:
+                    parser.error(f"--notation {value}: want one of {', '.join(NOTATIONS)}")
+                engines[-1]["notation"] = value
             else:
                 if engines[-1]["tc"] is not None:
                     parser.error("two --tc for the same engine")
@@ -175,6 +200,27 @@ def split_engine_args(argv, parser):
             rest.append(tok)
             i += 1
     return engines, global_tc, rest
+
+
+def parse_openings_arg(tokens) -> dict:
+    """--openings FILE | file=FILE [format=moves|epd|pgn] [order=sequential|random] [plies=N]."""
+    out = {"file": None, "format": None, "order": None, "plies": None}
+    for tok in tokens or []:
+        key, eq, value = tok.partition("=")
+        if not eq and out["file"] is None:
+            key, value = "file", tok
+        elif key not in out or not eq:
+            raise ValueError(f"--openings: '{tok}' (want FILE, file=, format=, order=, plies=)")
+        out[key] = value
+    if tokens and out["file"] is None:
+        raise ValueError("--openings: no file given")
+    if out["order"] not in (None, "sequential", "random"):
+        raise ValueError(f"--openings order={out['order']}: want sequential or random")
+    if out["plies"] is not None:
+        if not out["plies"].isdigit() or int(out["plies"]) < 0:
+            raise ValueError(f"--openings plies={out['plies']}: want a count of moves")
+        out["plies"] = int(out["plies"])
+    return out
 
 
 def main(argv=None) -> int:
@@ -195,8 +241,12 @@ def main(argv=None) -> int:
             parser.error("--compliance takes the engine command itself; no --engine")
         return Compliance(args.compliance, settings).run()
 
-    if len(engines) != 2:
-        parser.error(f"need exactly two --engine options (got {len(engines)})")
+    if args.tournament is None and len(engines) != 2:
+        parser.error(f"need exactly two --engine options (got {len(engines)}; more with --tournament)")
+    if args.tournament is not None and len(engines) < 2:
+        parser.error(f"--tournament needs at least two --engine options (got {len(engines)})")
+    if args.tournament is not None and args.sprt is not None:
+        parser.error("--sprt is for a match of two engines, not a --tournament")
     if (args.games is None) == (args.sprt is None):
         parser.error("give either --games N or --sprt ...")
     if args.games is not None and args.games <= 0:
@@ -212,12 +262,13 @@ def main(argv=None) -> int:
         except ValueError as e:
             parser.error(str(e))
 
-    specs = {}
-    for role, e in zip(("A", "B"), engines):
+    specs = []
+    for k, e in enumerate(engines):
+        role = "AB"[k] if len(engines) == 2 else f"#{k + 1}"
         tc_text = e["tc"] or global_tc
         if tc_text is None:
             parser.error(f"engine {role} ('{e['cmd']}') has no time control: put --tc before the first "
-                         f"--engine for both, or after each --engine for that engine")
+                         f"--engine for all, or after each --engine for that engine")
         try:
             tc = TimeControl.parse(tc_text)
             argv0 = shlex.split(e["cmd"])
@@ -227,21 +278,35 @@ def main(argv=None) -> int:
             parser.error("empty --engine command")
         name = e["name"] or os.path.basename(argv0[0])
         try:
-            specs[role] = EngineSpec(e["cmd"], name, e["options"], tc)
+            specs.append(EngineSpec(e["cmd"], name, e["options"], tc, e["notation"]))
         except ValueError as err:
             parser.error(str(err))
-    if specs["A"].name == specs["B"].name:
-        specs["A"].name += "#1"
-        specs["B"].name += "#2"
+    names = [spec.name for spec in specs]
+    for k, spec in enumerate(specs):  # the same name twice: number them all
+        if names.count(spec.name) > 1:
+            spec.name += f"#{names[:k + 1].count(spec.name)}"
+    pairings = None
+    if args.tournament == "round-robin":
+        pairings = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
+    elif args.tournament == "gauntlet":
+        pairings = [(0, j) for j in range(1, len(specs))]
 
     try:
-        openings = load_openings(args.openings, width, height)
+        source = parse_openings_arg(args.openings)
+        openings = load_openings(source["file"], width, height, source["format"], source["plies"])
     except (OSError, ValueError) as e:
         parser.error(str(e))
+    seed = args.seed
+    if source["order"] == "sequential":
+        seed = None
+    elif source["order"] == "random" and seed is None:
+        seed = random.randrange(1 << 31)  # recorded in the header; --resume takes it from there
 
     header = {"type": "match", "version": 1, "started": now_iso(), "size": f"{width}x{height}",
-              "engines": {r: specs[r].to_json() for r in ("A", "B")},
-              "openings": openings, "seed": args.seed, "games": args.games,
+              "engines": ({r: spec.to_json() for r, spec in zip("AB", specs)} if pairings is None
+                          else [spec.to_json() for spec in specs]),
+              "tournament": args.tournament, "pairings": pairings,
+              "openings": openings, "seed": seed, "games": args.games,
               "sprt": ({"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
                         "max_games": args.max_games, "model": SPRT_MODEL} if sprt else None),
               "margin_ms": args.margin, "argv": argv}
@@ -258,14 +323,20 @@ def main(argv=None) -> int:
             print(f"referee: {args.resume}: ignored {bad} unreadable line(s) "
                   f"(e.g. cut off when the referee was killed)", file=sys.stderr)
         if old is not None:
-            diffs = [k for k in ("size", "openings", "seed") if old.get(k) != header[k]]
+            if source["order"] == "random" and args.seed is None:
+                header["seed"] = old.get("seed")  # the shuffle the run started with
+            diffs = [k for k in ("size", "openings", "seed", "tournament") if old.get(k) != header[k]]
             if diffs:
                 parser.error(f"--resume: the schedule differs from {args.resume} in: {', '.join(diffs)} "
-                             f"(give the same --size / --openings / --seed)")
-            for r in ("A", "B"):
-                if old["engines"][r]["name"] != specs[r].name or old["engines"][r]["cmd"] != specs[r].cmd:
-                    print(f"referee: warning: engine {r} differs from the one in {args.resume}",
-                          file=sys.stderr)
+                             f"(give the same --size / --openings / --seed / --tournament)")
+            old_engines = old["engines"] if isinstance(old["engines"], list) else \
+                [old["engines"][r] for r in ("A", "B") if r in old["engines"]]
+            if len(old_engines) != len(specs):
+                parser.error(f"--resume: {args.resume} has {len(old_engines)} engines, not {len(specs)}")
+            for k, (o, spec) in enumerate(zip(old_engines, specs)):
+                if o["name"] != spec.name or o["cmd"] != spec.cmd:
+                    print(f"referee: warning: engine {k + 1} ({spec.name}) differs from the one in "
+                          f"{args.resume}", file=sys.stderr)
         elif done:
             print(f"referee: warning: {args.resume} has no match header", file=sys.stderr)
         bad_size = [g for g, r in done.items() if r.get("size") != header["size"]]
@@ -277,8 +348,9 @@ def main(argv=None) -> int:
                      f"or choose another file")
 
     try:
-        match = Match(specs, settings, Schedule(openings, args.seed), args.games, sprt, args.max_games,
-                      args.concurrency, args.recover, out_path, done, header)
+        match = Match(specs, settings, Schedule(openings, header["seed"]), args.games, sprt,
+                      args.max_games, args.concurrency, args.recover, out_path, done, header,
+                      pairings=pairings, pgn_path=args.pgn)
     except OSError as e:
         parser.error(f"cannot write results: {e}")
 

@@ -195,6 +195,13 @@ class EngineProcess:
 
     def handshake(self, startup_timeout: float, isready_timeout: float,
                   setoptions: list[tuple[str, str]], abort=None):
+        self.uci(startup_timeout, abort)
+        for name, value in setoptions:
+            self.setoption(name, value)
+        self.isready(isready_timeout, abort)
+
+    def uci(self, startup_timeout: float, abort=None):
+        """`uci` up to `uciok`, keeping the engine's name and `option` lines."""
         self.send("uci")
         for line in self.wait_for("uciok", startup_timeout, "'uci'", abort):
             words = line.split()
@@ -202,9 +209,18 @@ class EngineProcess:
                 self.id_name = " ".join(words[2:])
             elif words[:1] == ["option"]:
                 self.options.append(line)
-        for name, value in setoptions:
-            self.send(f"setoption name {name} value {value}")
-        self.isready(isready_timeout, abort)
+
+    def setoption(self, name: str, value: str):
+        self.send(f"setoption name {name} value {value}")
+
+    def option(self, name: str) -> list[str] | None:
+        """The words after the name of the engine's option `name` (`type combo ... var cfour`),
+        None if it has no such option."""
+        for line in self.options:
+            words = line.split()
+            if "type" in words[2:] and words[2:words.index("type")] == [name]:
+                return words[words.index("type"):]
+        return None
 
     def isready(self, timeout: float, abort=None):
         self.send("isready")

@@ -7,16 +7,17 @@ import threading
 import time
 
 from .engine import Aborted, EngineFailure, EngineProcess, NeverStarted, ProtocolLog, run_search
-from .rules import (DEFAULT_HEIGHT, DEFAULT_WIDTH, FIRST, SECOND, IllegalMove, board_from_moves,
-                    parse_move_list)
+from .rules import DEFAULT_HEIGHT, DEFAULT_WIDTH, FIRST, SECOND, IllegalMove, board_from_opening
 from .timecontrol import TimeControl
 
 TERMINATIONS = ("win", "draw", "time_forfeit", "illegal_move", "crash", "stall")
 
 
 class EngineSpec:
-    def __init__(self, cmd: str, name: str | None, options: list[str], tc: TimeControl | None):
-        self.cmd, self.name, self.tc = cmd, name, tc
+    def __init__(self, cmd: str, name: str | None, options: list[str], tc: TimeControl | None,
+                 notation: str | None = None):
+        # notation None: cfour when the engine's `uci` offers UCI_Variant cfour, else digits
+        self.cmd, self.name, self.tc, self.notation = cmd, name, tc, notation
         self.ever_started = False  # set once any worker got it through the handshake
         self.options = []
         for opt in options:
@@ -27,7 +28,7 @@ class EngineSpec:
 
     def to_json(self):
         return {"name": self.name, "cmd": self.cmd, "options": [f"{k}={v}" for k, v in self.options],
-                "tc": self.tc.to_json() if self.tc else None}
+                "tc": self.tc.to_json() if self.tc else None, "notation": self.notation}
 
 
 class Settings:
@@ -49,12 +50,13 @@ class Settings:
 
 
 class EngineSlot:
-    """An engine role (A or B) inside one worker: restarts the process when needed."""
+    """An engine inside one worker: starts and restarts its process when needed."""
 
-    def __init__(self, role: str, spec: EngineSpec, settings: Settings, worker: int):
-        self.role, self.spec, self.settings = role, spec, settings
-        self.label = f"w{worker}:{role}:{spec.name}"
+    def __init__(self, spec: EngineSpec, settings: Settings, worker: int):
+        self.spec, self.settings = spec, settings
+        self.label = f"w{worker}:{spec.name}"
         self.proc: EngineProcess | None = None
+        self.notation = spec.notation or "digits"
         self.needs_restart = False
         self.starts = 0
         self.consecutive_start_failures = 0
@@ -69,11 +71,33 @@ class EngineSlot:
             self.proc = EngineProcess(self.spec.cmd, self.label, s.log)
             self.starts += 1
             self.proc.start()
-            self.proc.handshake(s.startup_timeout, s.isready_timeout,
-                                s.size_options() + self.spec.options, abort)
+            self.proc.uci(s.startup_timeout, abort)
+            variant = self.proc.option("UCI_Variant") or []
+            self.notation = self.spec.notation or ("cfour" if "cfour" in variant else "digits")
+            if s.size_options() and not (self.proc.option("Width") and self.proc.option("Height")):
+                raise NeverStarted(f"engine {self.spec.name} cannot play {s.width}x{s.height}: "
+                                   f"it has no Width/Height options")
+            for name, value in s.size_options() + self.spec.options:
+                self.proc.setoption(name, value)
+            if self.notation == "cfour" and "cfour" in variant:  # after the user's options, as cutechess does
+                self.proc.setoption("UCI_Variant", "cfour")
+            self.proc.isready(s.isready_timeout, abort)
         self.proc.drain()
         self.proc.send("ucinewgame")
         self.proc.isready(s.isready_timeout, abort)
+
+    def rss_kb(self) -> int | None:
+        """The engine's resident memory from /proc (None where there is no /proc)."""
+        if self.proc is None or self.proc.proc is None:
+            return None
+        try:
+            with open(f"/proc/{self.proc.proc.pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return None
 
     def close(self):
         if self.proc is not None:
@@ -112,7 +136,7 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
     """
     first, second = ("A", "B") if index % 2 == 0 else ("B", "A")
     role_of = {FIRST: first, SECOND: second}
-    board = board_from_moves(parse_move_list(opening), settings.width, settings.height)
+    board = board_from_opening(opening, settings.width, settings.height)
     started = time.time()
     record = {
         "type": "game", "game": index, "pair": index // 2, "opening": opening,
@@ -139,6 +163,8 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
             "winner_name": slots[winner].spec.name if winner else None,
             "result": result, "score_a": score_a, "reason": reason,
             "duration_s": round(time.time() - started, 3),
+            "notation": {r: slots[r].notation for r in ("A", "B")},
+            "rss_kb": {r: slots[r].rss_kb() for r in ("A", "B")},
         })
         return record
 
@@ -172,7 +198,7 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
         tc = slot.spec.tc
         name = slot.spec.name
         go, allowed_ms = go_command(tc, clocks, incs, mover, first, second)
-        pos = "position startpos" + (" moves " + " ".join(str(m) for m in board.moves) if board.moves else "")
+        pos = board.position_command(slot.notation)
         soft = (allowed_ms + margin) / 1000.0 if allowed_ms is not None else None
         try:
             res = run_search(slot.proc, pos, go, soft, settings.grace_ms / 1000.0,
@@ -195,10 +221,12 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
             clocks[mover] = max(0.0, clocks[mover] - elapsed_ms) + incs[mover]
             entry["clock_ms"] = round(clocks[mover], 1)
         try:
-            col = board.parse_move(res.move)
+            col = board.parse_move(res.move, slot.notation)
         except IllegalMove as e:
             return finish("illegal_move", offender=mover,
                           reason=f"{name} at ply {board.ply + 1}: {e} (position: {board.move_string() or 'startpos'})")
+        if res.move != str(col):  # the record keeps digits; the engine's own text beside them
+            entry.update(move=str(col), sent=res.move)
         outcome = board.play(col)
         if outcome == "win":
             return finish("win", winner=mover, reason=f"{name} made four in a row ({board.win_direction})")

@@ -1,4 +1,9 @@
-"""A match: workers playing the schedule's games, results appended and flushed per game."""
+"""A match or tournament: workers playing the schedule's games, results appended and flushed
+per game (JSONL, and PGN beside it when asked).
+
+Games are laid out so that games 2k and 2k+1 are one colour-swapped pair: the same pairing of
+engines and the same opening.  With P pairings, pair k belongs to pairing k % P and plays the
+(k // P)-th opening, so every pairing gets the same openings and the pairings advance together."""
 
 from __future__ import annotations
 
@@ -11,14 +16,20 @@ import threading
 from .engine import Aborted, NeverStarted
 from .game import EngineSlot, Settings, play_game
 from .openings import Schedule
-from .results import report, summarize
+from .pgn import game_to_pgn
+from .results import report, summarize, tournament_report
 from .stats import Sprt, fmt_elo, trinomial_stats
 
 class Match:
-    def __init__(self, specs: dict, settings: Settings, schedule: Schedule, games: int | None,
+    def __init__(self, specs: list, settings: Settings, schedule: Schedule, games: int | None,
                  sprt: Sprt | None, max_games: int | None, concurrency: int, recover: bool,
-                 out_path: str | None, done: dict, header: dict, progress=sys.stderr):
+                 out_path: str | None, done: dict, header: dict, progress=sys.stderr,
+                 pairings: list | None = None, pgn_path: str | None = None):
+        """specs: the engines; pairings: (i, j) engine indices that meet, default [(0, 1)];
+        games: games per pairing."""
         self.specs, self.settings, self.schedule = specs, settings, schedule
+        self.pairings = pairings or [(0, 1)]
+        self.tournament = pairings is not None
         self.games, self.sprt, self.max_games = games, sprt, max_games
         self.concurrency, self.recover = max(1, concurrency), recover
         self.records = dict(done)
@@ -42,9 +53,25 @@ class Match:
                         self.out.write("\n")
             if new:
                 self._write(header)
+        self.header = header
+        self.pgn = None
+        if pgn_path:
+            # rewritten from the JSONL records, so a run killed between the two files loses nothing
+            with open(pgn_path + ".tmp", "w", encoding="utf-8") as fh:
+                for rec in self.records.values():
+                    fh.write(game_to_pgn(rec, header))
+            os.replace(pgn_path + ".tmp", pgn_path)
+            self.pgn = open(pgn_path, "a", encoding="utf-8")
 
     def limit(self):
-        return self.games if self.sprt is None else self.max_games
+        per_pairing = self.games if self.sprt is None else self.max_games
+        return None if per_pairing is None else per_pairing * len(self.pairings)
+
+    def plan(self, g: int):
+        """(engine indices (A, B), opening) of game g."""
+        pair, colour = divmod(g, 2)
+        k, q = pair % len(self.pairings), pair // len(self.pairings)
+        return self.pairings[k], self.schedule.opening(2 * q + colour)
 
     def _write(self, obj):
         if self.out is None:
@@ -78,6 +105,9 @@ class Match:
             self.running.discard(g)
             self.records[g] = rec
             self._write(rec)
+            if self.pgn is not None:
+                self.pgn.write(game_to_pgn(rec, self.header))
+                self.pgn.flush()
             if self.sprt:
                 self.sprt_state = self.sprt.state(summarize(self.records)["penta"])
                 if self.sprt_state["decision"]:
@@ -85,13 +115,20 @@ class Match:
             self._progress(rec)
 
     def _progress(self, rec):
+        if self.tournament:
+            limit = self.limit()
+            n = len(self.records)
+            head = f"[{n}/{limit}]" if limit is not None else f"[{n}]"
+            self._progress_line(f"{head} game {rec['game']}: {rec['engines']['A']} vs {rec['engines']['B']} "
+                                f"{rec['score_a']:g}-{1 - rec['score_a']:g} {rec['termination']}")
+            return
         s = summarize(self.records)
         tri = trinomial_stats(s["wins"], s["draws"], s["losses"])
         limit = self.limit()
         n = tri["games"]
         head = f"[{n}/{limit}]" if limit is not None else f"[{n}]"
         last = f"game {rec['game']}: {rec['result']} {rec['termination']}"
-        line = (f"{head} {self.specs['A'].name} vs {self.specs['B'].name}: "
+        line = (f"{head} {self.specs[0].name} vs {self.specs[1].name}: "
                 f"+{s['wins']} ={s['draws']} -{s['losses']}  score {100 * tri['score']:.1f}%  "
                 f"elo {fmt_elo(tri['elo'])}")
         if tri["elo_error"] is not None and not math.isinf(tri["elo_error"]) and not math.isnan(tri["elo_error"]):
@@ -99,6 +136,9 @@ class Match:
         if self.sprt_state:
             line += f"  LLR {self.sprt_state['llr']:.2f} [{self.sprt_state['lower']:.2f}, {self.sprt_state['upper']:.2f}]"
         line += f"  ({last})"
+        self._progress_line(line)
+
+    def _progress_line(self, line):
         if self.tty:
             self.progress.write("\r\x1b[K" + line)
         else:
@@ -112,16 +152,21 @@ class Match:
             self.stop.set()
 
     def worker(self, wid: int):
-        slots = {r: EngineSlot(r, self.specs[r], self.settings, wid) for r in ("A", "B")}
+        # one slot per engine; a process starts the first time its engine plays in this worker
+        engines = [EngineSlot(spec, self.settings, wid) for spec in self.specs]
         with self.lock:
-            self.slots_in_use.append(slots)
+            self.slots_in_use.append(engines)
         try:
             while not self.stop.is_set():
                 g = self.take_game()
                 if g is None:
                     break
+                (a, b), opening = self.plan(g)
+                slots = {"A": engines[a], "B": engines[b]}
                 try:
-                    rec = play_game(g, self.schedule.opening(g), slots, self.settings, self.stop)
+                    rec = play_game(g, opening, slots, self.settings, self.stop)
+                    if self.tournament:
+                        rec["pairing"] = [a, b]
                 except Aborted:
                     with self.lock:
                         self.running.discard(g)
@@ -148,7 +193,7 @@ class Match:
             self._fail(f"internal error in worker {wid}: {e.__class__.__name__}: {e}")
             raise
         finally:
-            for s in slots.values():
+            for s in engines:
                 if self.stop.is_set() and s.proc is not None:
                     s.proc.kill()
                 s.close()
@@ -166,8 +211,8 @@ class Match:
         except KeyboardInterrupt:
             interrupted = True
             self._fail("interrupted; games in progress were abandoned")
-            for slots in list(self.slots_in_use):
-                for s in slots.values():
+            for engines in list(self.slots_in_use):
+                for s in engines:
                     if s.proc is not None:
                         s.proc.kill()
             for t in threads:
@@ -176,8 +221,13 @@ class Match:
             self.progress.write("\n")
         if self.out:
             self.out.close()
-        names = {r: self.specs[r].name for r in ("A", "B")}
-        print(report(self.records, names, self.sprt, self.sprt_state))
+        if self.pgn:
+            self.pgn.close()
+        if self.tournament:
+            print(tournament_report(self.records, [s.name for s in self.specs], self.pairings))
+        else:
+            names = {"A": self.specs[0].name, "B": self.specs[1].name}
+            print(report(self.records, names, self.sprt, self.sprt_state))
         sys.stdout.flush()
         if self.fatal:
             print(f"referee: match stopped: {self.fatal}", file=sys.stderr)

@@ -4,25 +4,62 @@ from __future__ import annotations
 
 import random
 
+from .pgn import pgn_game_board, read_pgn
 from .rules import Board, IllegalMove, board_from_moves, parse_move_list
 
-def load_openings(path: str | None, width: int, height: int) -> list[str]:
+
+OPENING_FORMATS = ("moves", "epd", "pgn")
+
+
+def opening_format(path: str, fmt: str | None) -> str:
+    """The given format, else the one the file name says (.epd, .pgn), else move strings."""
+    if fmt is not None:
+        if fmt not in OPENING_FORMATS:
+            raise ValueError(f"opening format '{fmt}': want one of {', '.join(OPENING_FORMATS)}")
+        return fmt
+    ext = path.rsplit(".", 1)[-1].lower()
+    return ext if ext in ("epd", "pgn") else "moves"
+
+
+def opening_of(board: Board) -> str:
+    """How the referee writes an opening: the move string from the empty board, or the cfour
+    FEN when it starts from a position given as one."""
+    if board.start_fens is None:
+        return board.move_string()
+    return board.to_cfour_fen()
+
+
+def load_openings(path: str | None, width: int, height: int, fmt: str | None = None,
+                  plies: int | None = None) -> list[str]:
+    """Openings from a file of move strings (one per line, '#' comments), EPD (one position per
+    line: rows and side to move, the rest ignored) or PGN (each game's moves, from its FEN tag
+    if any); `plies` cuts move sequences to their first N moves."""
     if path is None:
         return [""]
-    out = []
+    fmt = opening_format(path, fmt)
     with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            try:
-                moves = parse_move_list(line)
-                board = board_from_moves(moves, width, height)
-            except (IllegalMove, ValueError) as e:
-                raise ValueError(f"{path}:{lineno}: bad opening '{line}': {e}") from e
-            if board.is_over():
-                raise ValueError(f"{path}:{lineno}: opening '{line}' already ends the game")
-            out.append("".join(str(m) for m in moves))
+        text = fh.read()
+    if fmt == "pgn":
+        items = [(f"game {n}", game) for n, game in enumerate(read_pgn(text), 1)]
+    else:
+        items = [(f"line {n}", raw.split("#", 1)[0].strip() if fmt == "moves" else raw.strip())
+                 for n, raw in enumerate(text.splitlines(), 1)]
+    out = []
+    for where, item in items:
+        if not item:
+            continue
+        try:
+            if fmt == "pgn":
+                board = pgn_game_board(item, width, height, plies)
+            elif fmt == "epd":
+                board = Board.from_fen(" ".join(item.split()[:2]), width, height)
+            else:
+                board = board_from_moves(parse_move_list(item)[:plies], width, height)
+        except (IllegalMove, ValueError) as e:
+            raise ValueError(f"{path}: {where}: bad opening: {e}") from e
+        if board.is_over():
+            raise ValueError(f"{path}: {where}: the opening already ends the game")
+        out.append(opening_of(board))
     if not out:
         raise ValueError(f"{path}: no openings in file")
     return out

@@ -149,3 +149,85 @@ def fmt_elo(value, digits: int = 1) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return f"{value + 0.0:+.{digits}f}"
+
+
+ELO_SCALE = math.log(10.0) / 400.0  # d/dElo of the logistic's log-odds
+
+
+def joint_elo(n: int, results: list[tuple[int, int, float, int]]) -> dict:
+    """Maximum-likelihood Elo of n players from all their games at once (the logistic model of
+    Ordo and BayesElo without a prior), ratings averaging 0.
+
+    results: (i, j, points of i, games) per pairing.  Returns {"elo": [...], "low": [...],
+    "high": [...]} with 95% intervals from the inverse Fisher information (its pseudo-inverse
+    under the zero-mean constraint).  A player with all or none of its points is +inf / -inf and
+    is left out of the fit of the others; an interval that cannot be had is None."""
+    points, games = [0.0] * n, [0] * n
+    for i, j, s, g in results:
+        points[i] += s
+        points[j] += g - s
+        games[i] += g
+        games[j] += g
+    elo: list[float] = [0.0] * n
+    fit = [k for k in range(n) if games[k] and 0 < points[k] < games[k]]
+    for k in range(n):
+        if k not in fit:
+            elo[k] = math.inf if games[k] and points[k] == games[k] else -math.inf if games[k] else 0.0
+    index = {k: a for a, k in enumerate(fit)}
+    m = len(fit)
+    info = [[0.0] * m for _ in range(m)]
+    for _ in range(200):  # Newton's method on the log-likelihood
+        grad = [0.0] * m
+        info = [[0.0] * m for _ in range(m)]
+        for i, j, s, g in results:
+            if i not in index or j not in index:
+                continue
+            p = score_from_elo(elo[i] - elo[j])
+            a, b = index[i], index[j]
+            grad[a] += ELO_SCALE * (s - g * p)
+            grad[b] -= ELO_SCALE * (s - g * p)
+            w = ELO_SCALE ** 2 * g * p * (1 - p)
+            info[a][a] += w
+            info[b][b] += w
+            info[a][b] -= w
+            info[b][a] -= w
+        step = _solve([[info[r][c] + 1.0 / m for c in range(m)] for r in range(m)], grad) if m else []
+        big = max((abs(x) for x in step), default=0.0)
+        scale = min(1.0, 200.0 / big) if big else 1.0  # damped: no step over 200 Elo
+        for k in fit:
+            elo[k] += scale * step[index[k]]
+        mean = sum(elo[k] for k in fit) / m if m else 0.0
+        for k in fit:
+            elo[k] -= mean
+        if big < 1e-9:
+            break
+    low, high = [None] * n, [None] * n
+    if m > 1:
+        # pseudo-inverse of the (Laplacian) information: (I + J/m)^-1 - J/m
+        inv = _inverse([[info[r][c] + 1.0 / m for c in range(m)] for r in range(m)])
+        for k in fit:
+            var = inv[index[k]][index[k]] - 1.0 / m
+            if var > 0:
+                low[k] = elo[k] - Z95 * math.sqrt(var)
+                high[k] = elo[k] + Z95 * math.sqrt(var)
+    return {"elo": elo, "low": low, "high": high, "points": points, "games": games}
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a x = b (Gaussian elimination with partial pivoting)."""
+    n = len(b)
+    m = [row[:] + [b[r]] for r, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(n):
+            if r != c and m[c][c]:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [m[r][n] / m[r][r] if m[r][r] else 0.0 for r in range(n)]
+
+
+def _inverse(a: list[list[float]]) -> list[list[float]]:
+    n = len(a)
+    cols = [_solve(a, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
+    return [[cols[c][r] for c in range(n)] for r in range(n)]
