@@ -64,11 +64,8 @@ def game_to_pgn(rec: dict, header: dict | None = None) -> str:
     tokens = []
     for i, (col, ply) in enumerate(zip(played, rec["plies"])):
         number = board.ply // 2 + 1
-        if board.side_to_move() == FIRST:
-            tokens.append(f"{number}.")
-        elif i == 0:
-            tokens.append(f"{number}...")
-        tokens.append(board.move_text(col, "cfour"))
+        prefix = f"{number}. " if board.side_to_move() == FIRST else f"{number}... " if i == 0 else ""
+        tokens.append(prefix + board.move_text(col, "cfour"))  # a number stays with its move
         tokens.append(score_comment(ply))
         board.play(col)
     if rec.get("reason"):
