@@ -94,6 +94,14 @@ class Notation(unittest.TestCase):
         self.assertEqual(res.returncode, 1)
         self.assertIn("cannot play 5x4", res.stderr)
         self.assertEqual(recs, [])
+        # the fake engine's Height spin goes up to 9: 12 rows are refused, 5x4 is played
+        res, _, recs, _ = self.match(fake(*DIGITS), fake(*DIGITS), "--size", "5x12", games=1)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn("cannot play 5x12", res.stderr)
+        res, _, recs, sent = self.match(fake(*DIGITS), fake(*DIGITS), "--size", "5x4", games=1)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("setoption name Width value 5", sent)
+        self.assertEqual(recs[0]["size"], "5x4")
 
 
 class Rules(unittest.TestCase):

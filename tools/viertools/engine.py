@@ -213,6 +213,17 @@ class EngineProcess:
     def setoption(self, name: str, value: str):
         self.send(f"setoption name {name} value {value}")
 
+    def spin_allows(self, name: str, value: int) -> bool:
+        """Whether the engine has the option `name` and its min/max (if given) admit `value`."""
+        words = self.option(name)
+        if words is None:
+            return False
+        bounds = dict(zip(words[::2], words[1::2]))
+        try:
+            return int(bounds.get("min", value)) <= value <= int(bounds.get("max", value))
+        except ValueError:
+            return True  # bounds it does not state as numbers: let the engine judge
+
     def option(self, name: str) -> list[str] | None:
         """The words after the name of the engine's option `name` (`type combo ... var cfour`),
         None if it has no such option."""

@@ -74,9 +74,10 @@ class EngineSlot:
             self.proc.uci(s.startup_timeout, abort)
             variant = self.proc.option("UCI_Variant") or []
             self.notation = self.spec.notation or ("cfour" if "cfour" in variant else "digits")
-            if s.size_options() and not (self.proc.option("Width") and self.proc.option("Height")):
+            if s.size_options() and not (self.proc.spin_allows("Width", s.width)
+                                         and self.proc.spin_allows("Height", s.height)):
                 raise NeverStarted(f"engine {self.spec.name} cannot play {s.width}x{s.height}: "
-                                   f"it has no Width/Height options")
+                                   f"its Width/Height options do not offer it")
             for name, value in s.size_options() + self.spec.options:
                 self.proc.setoption(name, value)
             if self.notation == "cfour" and "cfour" in variant:  # after the user's options, as cutechess does
