@@ -346,6 +346,8 @@ def main(argv=None) -> int:
     elif out_path and os.path.exists(out_path) and os.path.getsize(out_path) > 0:
         parser.error(f"--out {out_path} already exists; use --resume {out_path} to continue it, "
                      f"or choose another file")
+    elif args.pgn and os.path.exists(args.pgn) and os.path.getsize(args.pgn) > 0:
+        parser.error(f"--pgn {args.pgn} already exists (only --resume rewrites a PGN)")
 
     try:
         match = Match(specs, settings, Schedule(openings, header["seed"]), args.games, sprt,

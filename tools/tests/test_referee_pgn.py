@@ -92,6 +92,9 @@ class PgnFiles(unittest.TestCase):
         self.assertEqual(run_referee(*args, "--games", "2", "--out", out).returncode, 0)
         with open(pgn, "a") as fh:  # as if killed in the middle of writing a game
             fh.write('[Event "?"]\n[Site')
+        refused = run_referee(*args, "--games", "4", "--out", self.path("other.jsonl"))
+        self.assertEqual(refused.returncode, 2)  # a new match does not overwrite a PGN
+        self.assertIn("--pgn", refused.stderr)
         res = run_referee(*args, "--games", "4", "--resume", out)
         self.assertEqual(res.returncode, 0, res.stderr)
         _, recs = read_jsonl(out)
