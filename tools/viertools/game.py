@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 import threading
 import time
 
@@ -166,6 +167,8 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
             "duration_s": round(time.time() - started, 3),
             "notation": {r: slots[r].notation for r in ("A", "B")},
             "rss_kb": {r: slots[r].rss_kb() for r in ("A", "B")},
+            # the machine's load when the game ended: time forfeits on a busy machine show here
+            "load1": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
         })
         return record
 
