@@ -239,8 +239,9 @@ class EngineProcess:
 
 
 class SearchResult:
-    def __init__(self, move, elapsed, depth, score, stop_sent, lines):
+    def __init__(self, move, elapsed, depth, score, stop_sent, lines, engine_ms=None):
         self.move, self.elapsed, self.depth, self.score = move, elapsed, depth, score
+        self.engine_ms = engine_ms  # the search time the engine itself last reported
         self.stop_sent, self.lines = stop_sent, lines
 
 
@@ -289,7 +290,7 @@ def run_search(engine: EngineProcess, position_cmd: str, go_cmd: str,
     engine.send(position_cmd)
     t0 = time.monotonic()  # before 'go': the reply may be timestamped before send() returns
     engine.send(go_cmd)
-    info = {"depth": None, "score": None}
+    info = {"depth": None, "score": None, "time": None}
     stop_sent = False
     soft_deadline = t0 + soft_limit if soft_limit is not None else None
     hard_deadline = t0 + hard_limit if soft_limit is None else soft_deadline + grace
@@ -313,4 +314,5 @@ def run_search(engine: EngineProcess, position_cmd: str, go_cmd: str,
             info.update((k, v) for k, v in parse_info(line).items() if k in info)
         elif words[0] == "bestmove":
             move = words[1] if len(words) > 1 else ""
-            return SearchResult(move, t - t0, info["depth"], info["score"], stop_sent, lines)
+            return SearchResult(move, t - t0, info["depth"], info["score"], stop_sent, lines,
+                                info["time"])

@@ -215,6 +215,8 @@ def play_game(index: int, opening: str, slots: dict, settings: Settings,
         elapsed_ms = res.elapsed * 1000.0
         entry = {"ply": board.ply + 1, "by": mover, "move": res.move, "time_ms": round(elapsed_ms, 1),
                  "depth": res.depth, "score": res.score}
+        if res.engine_ms is not None:  # the engine's own clock: a late reply it did not see is not its search
+            entry["engine_ms"] = res.engine_ms
         plies.append(entry)
         if allowed_ms is not None and elapsed_ms > allowed_ms + margin:
             what = "movetime" if tc.kind == "movetime" else "clock"
