@@ -30,8 +30,8 @@ class EndToEnd(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def test_tiny_run_writes_a_consistent_report(self):
-        rc = tool.main(["--bin", self.bin, "--times", "5", "--positions", "3", "--jobs", "2",
-                        "--sets", "Test_L1_R1", "--out-dir", self.dir])
+        rc = tool.main(["--bin", self.bin, "--data", DATA, "--times", "5", "--positions", "3",
+                        "--jobs", "2", "--sets", "Test_L1_R1", "--out-dir", self.dir])
         self.assertEqual(rc, 0)
         with open(os.path.join(self.dir, "accuracy.json")) as fh:
             data = json.load(fh)

@@ -107,7 +107,7 @@ class QuickRun(unittest.TestCase):
             if os.path.exists(COMMITTED_ORACLE):  # the quick sample is a prefix of the full one
                 shutil.copy(COMMITTED_ORACLE, oracle)
             # a generous margin: under cargo test VIER_BIN is a debug build
-            res = subprocess.run([sys.executable, STUDY, "--quick", "--bin", binary,
+            res = subprocess.run([sys.executable, STUDY, "--quick", "--bin", binary, "--data", DATA,
                                   "--out-dir", d, "--oracle", oracle, "--margin", "2000"],
                                  capture_output=True, text=True, timeout=600)
             self.assertEqual(res.returncode, 0, f"study failed:\n{res.stdout}\n{res.stderr}")
@@ -164,7 +164,7 @@ class QuickRun(unittest.TestCase):
             oracle = os.path.join(d, "oracle.json")
             if os.path.exists(COMMITTED_ORACLE):
                 shutil.copy(COMMITTED_ORACLE, oracle)
-            res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--times", "5",
+            res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--data", DATA, "--times", "5",
                                   "--positions", "1", "--no-matches", "--option", "Hash=4",
                                   "--out-dir", d, "--oracle", oracle],
                                  capture_output=True, text=True, timeout=300)
