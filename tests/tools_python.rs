@@ -8,7 +8,15 @@ use std::process::Command;
 fn python_tool_tests() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("python3")
-        .args(["-m", "unittest", "discover", "-s", "tools/tests", "-t", "."])
+        .args([
+            "-m",
+            "unittest",
+            "discover",
+            "-s",
+            "tools/tests",
+            "-t",
+            "tools",
+        ])
         .current_dir(root)
         .env("VIER_BIN", env!("CARGO_BIN_EXE_vier"))
         .output()

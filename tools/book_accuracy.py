@@ -20,68 +20,33 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import datetime
-import importlib.util
 import json
 import os
-import random
 import subprocess
 import sys
 import time
 
+from viertools.accuracy import ENGINE_OPTIONS, measure
+from viertools.oracle import ensure_oracle as ensure_cached_oracle, read_pons, seeded_prefix, solve_all
+from viertools.stats import wilson
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SETS = ["Test_L1_R1", "Test_L1_R2"]
 
 
-def load_study():
-    spec = importlib.util.spec_from_file_location("vier_study", os.path.join(HERE, "study.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-study = load_study()
-
-
 def sample(data_dir: str, sets: list[str], n: int | None, seed: int) -> dict:
     out = {}
     for name in sets:
-        rows = study.read_pons(os.path.join(data_dir, name))
-        if n is not None and n < len(rows):
-            order = list(range(len(rows)))
-            random.Random(f"vier-book:{seed}:{name}").shuffle(order)
-            rows = [rows[i] for i in order[:n]]
-        out[name] = rows
-    return out
-
-
-def solve_chunk(binary: str, moves: list[str]) -> dict:
-    res = subprocess.run([binary, "solve", "--all", "--no-book", "--hash", "64"],
-                         input="\n".join(moves) + "\n", capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SystemExit(f"vier solve --all failed ({res.returncode}):\n{res.stderr}")
-    out = {}
-    for line in res.stdout.splitlines():
-        w = line.split()
-        if w:
-            out[w[0]] = [None if x == "-" else int(x) for x in w[1:-2]]
-    return out
-
-
-def solve_parallel(binary: str, moves: list[str], jobs: int) -> dict:
-    """`vier solve --all --no-book` on `jobs` processes."""
-    chunks = [moves[i::jobs] for i in range(jobs)]
-    out = {}
-    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
-        for part in ex.map(lambda c: solve_chunk(binary, c), chunks):
-            out.update(part)
+        rows = read_pons(os.path.join(data_dir, name))
+        out[name] = seeded_prefix(rows, n, f"vier-book:{seed}:{name}")
     return out
 
 
 def ensure_oracle(path: str, binary: str, positions: dict, jobs: int, log) -> dict:
-    return study.ensure_oracle(
+    # the oracle must not depend on the book being measured
+    return ensure_cached_oracle(
         path, binary, positions, log,
-        solve=lambda b, moves: solve_parallel(b, moves, jobs),
+        solve=lambda b, moves: solve_all(b, moves, ("--no-book", "--hash", "64"), jobs),
         about="exact score of every column (null = full column) from the side to move, "
               "Pons' convention; `vier solve --all --no-book`, written by tools/book_accuracy.py")
 
@@ -91,7 +56,7 @@ def summarize(rows: list[dict]) -> dict:
     crit = [r for r in rows if r["critical"]]
     keep = sum(r["keeps_value"] for r in rows)
     ck = sum(r["keeps_value"] for r in crit)
-    lo, hi = study.wilson(ck, len(crit))
+    lo, hi = wilson(ck, len(crit))
     return {
         "positions": n,
         "keeps_value": keep / n if n else None,
@@ -131,9 +96,9 @@ def main(argv=None) -> int:
 
     def run(cfg):
         t, book = cfg
-        opts = dict(study.ENGINE_OPTIONS, OwnBook="true" if book else "false")
+        opts = dict(ENGINE_OPTIONS, OwnBook="true" if book else "false")
         t0 = time.monotonic()
-        rows = study.measure(args.bin, t, positions, oracle, log, options=opts)
+        rows = measure(args.bin, t, positions, oracle, log, options=opts)
         log(f"{t} ms, book {'on' if book else 'off'}: {len(rows)} positions in "
             f"{time.monotonic() - t0:.0f}s")
         return cfg, rows

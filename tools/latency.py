@@ -19,52 +19,10 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
-import threading
-import queue
 import time
 
-
-class Engine:
-    def __init__(self, cmd: str):
-        self.p = subprocess.Popen([cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-        self.q: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.q.put((time.perf_counter(), line.rstrip("\n")))
-        self.q.put((time.perf_counter(), None))
-
-    def send(self, s: str) -> float:
-        t = time.perf_counter()
-        self.p.stdin.write(s + "\n")
-        self.p.stdin.flush()
-        return t
-
-    def until(self, prefix: str, timeout: float = 30.0):
-        lines = []
-        end = time.perf_counter() + timeout
-        while True:
-            t, line = self.q.get(timeout=max(0.01, end - time.perf_counter()))
-            if line is None:
-                raise RuntimeError("engine exited")
-            lines.append(line)
-            if line.startswith(prefix):
-                return t, lines
-
-    def sync(self):
-        self.send("isready")
-        self.until("readyok")
-
-    def quit(self):
-        try:
-            self.send("quit")
-            self.p.wait(timeout=5)
-        except Exception:
-            self.p.kill()
+from viertools.engine import EngineProcess
 
 
 def pct(xs, p):
@@ -123,12 +81,15 @@ def main():
     file_positions = load_positions(args.positions, args.n // 2)
     positions = (file_positions + random_positions(args.n, rng))[: args.n]
 
-    e = Engine(args.engine)
-    e.send("uci")
-    e.until("uciok")
-    if args.overhead is not None:
-        e.send(f"setoption name MoveOverhead value {args.overhead}")
-    e.sync()
+    e = EngineProcess([args.engine], "latency")
+    e.start()
+    e.handshake(30, 30, [] if args.overhead is None else [("MoveOverhead", str(args.overhead))])
+
+    def sync():
+        e.isready(30)
+
+    def until(token):
+        return e.read_until(token, 30, token)
 
     # validity filter: positions whose game is over are skipped (bestmove (none) is immediate)
     over = []
@@ -136,9 +97,9 @@ def main():
     inside = []  # the engine's own view: `time` of the final info - movetime
     for i, moves in enumerate(positions):
         e.send(f"position startpos moves {moves}" if moves else "position startpos")
-        e.sync()
+        sync()
         t0 = e.send(f"go movetime {args.movetime}")
-        t1, lines = e.until("bestmove")
+        t1, lines = until("bestmove")
         if lines[-1] == "bestmove (none)":
             continue
         over.append((t1 - t0) * 1000 - args.movetime)
@@ -156,11 +117,11 @@ def main():
     stops = []
     for i, moves in enumerate(positions):
         e.send(f"position startpos moves {moves}" if moves else "position startpos")
-        e.sync()
+        sync()
         e.send("go infinite")
         time.sleep(rng.uniform(0.005, 0.040))
         t0 = e.send("stop")
-        t1, lines = e.until("bestmove")
+        t1, lines = until("bestmove")
         stops.append((t1 - t0) * 1000)
     print(summary("stop latency (stop -> bestmove)", stops))
 
@@ -173,9 +134,9 @@ def main():
             for ms in (10, 100, 1000):
                 e.send("ucinewgame")
                 e.send(f"position startpos moves {moves}" if moves else "position startpos")
-                e.sync()
+                sync()
                 e.send(f"go movetime {ms}")
-                _, lines = e.until("bestmove")
+                _, lines = until("bestmove")
                 infos = [l for l in lines if l.startswith("info depth")]
                 last = infos[-1].split() if infos else []
                 d = last[last.index("depth") + 1] if "depth" in last else "?"
@@ -183,7 +144,7 @@ def main():
                     if "score" in last else "?"
                 depths.append(f"{ms} ms: depth {d} ({score})")
             print(f"depth {name or 'empty'}: " + "; ".join(depths))
-    e.quit()
+    e.quit(5)
 
 
 if __name__ == "__main__":

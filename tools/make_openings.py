@@ -28,59 +28,11 @@ import concurrent.futures
 import datetime
 import os
 import re
-import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from referee import Board, parse_size  # noqa: E402
-
-
-def positions(width: int, height: int, min_plies: int, max_plies: int, columns=None):
-    """Move strings, one per distinct position (mirror images merged), in ply then lexicographic order."""
-    seen = set()
-    out = []
-
-    def key(board: Board):
-        cells = tuple(tuple(col) for col in board.cells)
-        return min(cells, tuple(reversed(cells)))
-
-    def walk(board: Board):
-        if board.ply >= min_plies:
-            k = key(board)
-            if k not in seen:
-                seen.add(k)
-                out.append(board.move_string())
-        if board.ply >= max_plies:
-            return
-        for col in board.legal_columns():
-            if columns is not None and col not in columns:
-                continue
-            child = Board(width, height)
-            for m in board.moves:
-                child.play(m)
-            if child.play(col) is None:  # positions that already ended are no openings
-                walk(child)
-
-    walk(Board(width, height))
-    out.sort(key=lambda s: (len(s), s))
-    return out
-
-
-def solve_one(binary: str, size: str, moves: str, timeout: float, extra: list[str]):
-    """(moves, score or None, note)."""
-    cmd = [binary, "solve", "--size", size, *extra]
-    try:
-        res = subprocess.run(cmd, input=(moves or "-") + "\n", capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return moves, None, f"timeout after {timeout:g}s"
-    except OSError as e:
-        return moves, None, f"cannot run {binary}: {e}"
-    for line in res.stdout.splitlines():
-        words = line.split()
-        if len(words) >= 2 and words[0] in (moves, "-") and re.fullmatch(r"-?\d+", words[1]):
-            return moves, int(words[1]), ""
-    text = (res.stdout.strip() or res.stderr.strip()).splitlines()
-    return moves, None, f"no score (exit {res.returncode}): {text[0] if text else 'no output'}"
+from viertools.openings import distinct_positions
+from viertools.oracle import solve_score
+from viertools.rules import parse_size
 
 
 def main(argv=None) -> int:
@@ -126,7 +78,7 @@ def main(argv=None) -> int:
         if not mc or not 1 <= int(mc.group(1)) <= int(mc.group(2)) <= width:
             ap.error(f"--columns wants MIN-MAX within 1-{width}")
         columns = set(range(int(mc.group(1)), int(mc.group(2)) + 1))
-    cands = positions(width, height, lo, hi, columns)
+    cands = distinct_positions(width, height, lo, hi, columns)
     if args.limit:
         cands = cands[:args.limit]
     size = f"{width}x{height}"
@@ -147,7 +99,7 @@ def main(argv=None) -> int:
             results[c] = (None, "not solved yet")
         todo = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = [pool.submit(solve_one, args.bin, size, c, args.timeout, args.solve_arg) for c in todo]
+        futs = [pool.submit(solve_score, args.bin, size, c, args.timeout, args.solve_arg) for c in todo]
         for i, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             moves, score, note = fut.result()
             results[moves] = (score, note)

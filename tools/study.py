@@ -34,20 +34,21 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import importlib.util
 import json
 import math
 import os
-import queue
-import random
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
+from viertools.accuracy import ENGINE_OPTIONS, measure
+from viertools.engine import EngineProcess
+from viertools.oracle import ensure_oracle, read_pons, seeded_prefix
+from viertools.results import summarize as summarize_games
+from viertools.stats import fmt_elo as _fmt_elo, pentanomial_stats, trinomial_stats, wilson
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 REFEREE = os.path.join(HERE, "referee.py")
@@ -55,226 +56,24 @@ REFEREE = os.path.join(HERE, "referee.py")
 DEFAULT_TIMES = [1, 3, 10, 30, 100, 300, 1000]
 QUICK_TIMES = [3, 30]
 PHASES = [("begin", "Test_L1_R2"), ("middle", "Test_L2_R2"), ("end", "Test_L3_R1")]
-ENGINE_OPTIONS = {"MoveOverhead": "0", "UCI_ShowWDL": "true"}
-ORACLE_FORMAT = 1
-
-
-def load_referee():
-    spec = importlib.util.spec_from_file_location("vier_referee", REFEREE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # ---------------------------------------------------------------------------
 # Positions and the oracle
 # ---------------------------------------------------------------------------
 
-def read_pons(path: str) -> list[tuple[str, int]]:
-    out = []
-    with open(path) as fh:
-        for line in fh:
-            words = line.split()
-            if len(words) >= 2:
-                out.append((words[0], int(words[1])))
-    return out
-
-
 def sample_positions(data_dir: str, n: int, seed: int) -> dict[str, list[tuple[str, int]]]:
     """n positions per phase, the first n of a seeded shuffle (so a smaller n is a prefix)."""
     out = {}
     for phase, name in PHASES:
         rows = read_pons(os.path.join(data_dir, name))
-        order = list(range(len(rows)))
-        random.Random(f"vier-study:{seed}:{name}").shuffle(order)
-        out[phase] = [rows[i] for i in order[:n]]
+        out[phase] = seeded_prefix(rows, n, f"vier-study:{seed}:{name}")
     return out
-
-
-def load_oracle(path: str) -> dict:
-    if os.path.exists(path):
-        with open(path) as fh:
-            data = json.load(fh)
-        if data.get("format") != ORACLE_FORMAT:
-            raise SystemExit(f"{path}: unknown oracle format {data.get('format')!r}")
-        return data
-    return {"format": ORACLE_FORMAT,
-            "about": "exact score of every column (null = full column) from the side to move, "
-                     "Pons' convention; computed with `vier solve --all`, written by tools/study.py",
-            "positions": {}}
-
-
-def solve_all(binary: str, moves: list[str]) -> dict[str, list[int | None]]:
-    res = subprocess.run([binary, "solve", "--all"], input="\n".join(moves) + "\n",
-                         capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SystemExit(f"vier solve --all failed ({res.returncode}):\n{res.stderr}")
-    out = {}
-    for line in res.stdout.splitlines():
-        words = line.split()
-        if not words:
-            continue
-        # <moves> <s1> ... <sW> <nodes> <us>
-        scores = [None if w == "-" else int(w) for w in words[1:-2]]
-        out[words[0]] = scores
-    missing = [m for m in moves if m not in out]
-    if missing:
-        raise SystemExit(f"vier solve --all gave no line for {missing[:3]}")
-    return out
-
-
-def ensure_oracle(path: str, binary: str, sample: dict, log, solve=None,
-                  about: str | None = None) -> dict:
-    """The exact score of every column of the sample's positions, from the cache at `path`,
-    solving the missing ones with `solve(binary, moves)` (default `solve_all`) and checking
-    every best column against Pons' score."""
-    data = load_oracle(path)
-    if about:
-        data["about"] = about
-    known = data["positions"]
-    todo = sorted({m for rows in sample.values() for m, _ in rows if m not in known})
-    if todo:
-        log(f"oracle: solving {len(todo)} positions with vier solve --all ...")
-        t0 = time.monotonic()
-        known.update((solve or solve_all)(binary, todo))
-        log(f"oracle: done in {time.monotonic() - t0:.1f}s")
-        data["positions"] = dict(sorted(known.items()))
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path + ".tmp", "w") as fh:
-            json.dump(data, fh, indent=0, sort_keys=True)
-            fh.write("\n")
-        os.replace(path + ".tmp", path)
-    for rows in sample.values():
-        for m, expected in rows:
-            scores = [s for s in known[m] if s is not None]
-            if max(scores) != expected:
-                raise SystemExit(f"oracle: {m}: best column score {max(scores)} but Pons' file "
-                                 f"says {expected} (stale {path}?)")
-    return known
-
-
-def sign(x: int) -> int:
-    return (x > 0) - (x < 0)
-
-
-def keeping_share(scores: list[int | None]) -> float:
-    """The share of legal columns that keep the game value: a random mover's accuracy."""
-    best = max(s for s in scores if s is not None)
-    legal = [s for s in scores if s is not None]
-    return sum(sign(s) == sign(best) for s in legal) / len(legal)
-
-
-def judge(scores: list[int | None], col: int) -> tuple[bool, bool]:
-    """(keeps the game value, is optimal) for 1-based column col."""
-    best = max(s for s in scores if s is not None)
-    if not 1 <= col <= len(scores) or scores[col - 1] is None:
-        return False, False
-    return sign(scores[col - 1]) == sign(best), scores[col - 1] == best
 
 
 # ---------------------------------------------------------------------------
 # Talking to the engine
 # ---------------------------------------------------------------------------
-
-class Engine:
-    def __init__(self, binary: str):
-        self.p = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.q: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            self.q.put(line.rstrip("\n"))
-        self.q.put(None)
-
-    def send(self, line: str):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def wait_for(self, prefix: str, timeout: float) -> list[str]:
-        deadline = time.monotonic() + timeout
-        lines = []
-        while True:
-            try:
-                line = self.q.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise RuntimeError(f"engine: no '{prefix}' within {timeout:.0f}s") from None
-            if line is None:
-                raise RuntimeError("engine exited")
-            lines.append(line)
-            if line.split()[:1] == [prefix]:
-                return lines
-
-    def close(self):
-        try:
-            self.send("quit")
-            self.p.wait(timeout=5)
-        except Exception:
-            self.p.kill()
-            self.p.wait()
-
-
-def parse_info(line: str) -> dict:
-    w = line.split()
-    out = {}
-    i = 1
-    while i < len(w):
-        k = w[i]
-        if k in ("depth", "seldepth", "nodes", "time") and i + 1 < len(w):
-            out[k] = int(w[i + 1])
-            i += 2
-        elif k == "score" and i + 2 < len(w):
-            out["score"] = f"{w[i + 1]} {w[i + 2]}"
-            i += 3
-        elif k == "wdl" and i + 3 < len(w):
-            out["wdl"] = [int(x) for x in w[i + 1:i + 4]]
-            i += 4
-        elif k == "pv":
-            break
-        else:
-            i += 1
-    return out
-
-
-def measure(binary: str, ms: int, sample: dict, oracle: dict, log,
-            options: dict | None = None) -> list[dict]:
-    """One engine process per thinking time; a fresh game (ucinewgame) per position.
-    `options` (default ENGINE_OPTIONS) are set after the handshake."""
-    eng = Engine(binary)
-    rows = []
-    try:
-        eng.send("uci")
-        eng.wait_for("uciok", 10)
-        for k, v in (ENGINE_OPTIONS if options is None else options).items():
-            eng.send(f"setoption name {k} value {v}")
-        for phase, positions in sample.items():
-            for moves, exact in positions:
-                eng.send("ucinewgame")
-                eng.send(f"position startpos moves {moves}")
-                eng.send("isready")
-                eng.wait_for("readyok", 30)
-                t0 = time.monotonic()
-                eng.send(f"go movetime {ms}")
-                lines = eng.wait_for("bestmove", ms / 1000 + 30)
-                wall = (time.monotonic() - t0) * 1000
-                infos = [parse_info(l) for l in lines if l.startswith("info depth")]
-                last = infos[-1] if infos else {}
-                col = int(lines[-1].split()[1])
-                keeps, optimal = judge(oracle[moves], col)
-                share = keeping_share(oracle[moves])
-                score = last.get("score", "")
-                proven = score.startswith("mate") or last.get("wdl") == [0, 1000, 0]
-                rows.append({"ms": ms, "phase": phase, "moves": moves, "exact": exact,
-                             "move": col, "keeps_value": keeps, "optimal": optimal,
-                             "critical": share < 1.0, "random_keeps": round(share, 4),
-                             "depth": last.get("depth", 0), "seldepth": last.get("seldepth", 0),
-                             "nodes": last.get("nodes", 0), "score": score, "proven": proven,
-                             "engine_ms": last.get("time", 0), "wall_ms": round(wall, 1)})
-    finally:
-        eng.close()
-    return rows
-
 
 def describe(values: list[float]) -> dict:
     if not values:
@@ -282,16 +81,6 @@ def describe(values: list[float]) -> dict:
     return {"n": len(values), "mean": statistics.fmean(values),
             "sd": statistics.pstdev(values) if len(values) > 1 else 0.0,
             "median": statistics.median(values), "min": min(values), "max": max(values)}
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def summarize_positions(rows: list[dict]) -> dict:
@@ -361,7 +150,7 @@ def value_breakdown(games, values: dict[str, int]) -> dict | None:
     return out
 
 
-def play_match(ref, binary: str, ms: int, args, path: str, log) -> dict:
+def play_match(binary: str, ms: int, args, path: str, log) -> dict:
     resume = args.resume and os.path.exists(path)
     if os.path.exists(path) and not resume:
         os.remove(path)
@@ -381,15 +170,15 @@ def play_match(ref, binary: str, ms: int, args, path: str, log) -> dict:
     with open(path) as fh:
         recs = [json.loads(l) for l in fh if l.strip()]
     games = {r["game"]: r for r in recs if r.get("type") == "game"}
-    s = ref.summarize(games)
+    s = summarize_games(games)
     think = {"A": 0.0, "B": 0.0}
     moves = {"A": 0, "B": 0}
     for g in games.values():
         for ply in g.get("plies", []):
             think[ply["by"]] += ply.get("time_ms", 0.0)
             moves[ply["by"]] += 1
-    tri = ref.trinomial_stats(s["wins"], s["draws"], s["losses"])
-    pen = ref.pentanomial_stats(s["penta"])
+    tri = trinomial_stats(s["wins"], s["draws"], s["losses"])
+    pen = pentanomial_stats(s["penta"])
     header = next((r for r in recs if r.get("type") == "match"), {})
     return {"ms": ms, "ref_ms": args.ref_ms, "games": len(games),
             "by_opening_value": value_breakdown(games.values(), opening_values(args.openings)),
@@ -413,12 +202,16 @@ def finite(x):
     return x is not None and math.isfinite(x)
 
 
+def have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401  (optional: only the plots need it)
+    except ImportError:
+        return False
+    return True
+
+
 def fmt_elo(x) -> str:
-    if x is None:
-        return "n/a"
-    if math.isinf(x):
-        return "+inf" if x > 0 else "-inf"
-    return f"{x:+.0f}"
+    return _fmt_elo(x, digits=0)
 
 
 def write_csvs(out_dir: str, rows: list[dict], summary: dict, matches: dict):
@@ -707,16 +500,13 @@ def git_info() -> tuple[str, bool]:
 
 
 def engine_id(binary: str) -> str:
-    eng = Engine(binary)
+    eng = EngineProcess([binary], "study")
     try:
-        eng.send("uci")
-        lines = eng.wait_for("uciok", 10)
+        eng.start()
+        eng.handshake(10, 30, [])
     finally:
-        eng.close()
-    for l in lines:
-        if l.startswith("id name "):
-            return l[len("id name "):]
-    return "unknown"
+        eng.quit(5)
+    return eng.id_name or "unknown"
 
 
 def replot(out_dir: str) -> int:
@@ -745,7 +535,7 @@ def replot(out_dir: str) -> int:
     with open(os.path.join(out_dir, "results.json"), "w") as fh:
         json.dump(res, fh, indent=1)
         fh.write("\n")
-    plotted = importlib.util.find_spec("matplotlib") is not None
+    plotted = have_matplotlib()
     if plotted:
         plot(out_dir, times, summary, matches, meta["args"]["ref_ms"],
              f"vier {meta['commit']}: {meta['args']['positions']} positions per phase, "
@@ -804,7 +594,7 @@ def main(argv=None) -> int:
     if not (os.path.isfile(args.bin) and os.access(args.bin, os.X_OK)):
         ap.error(f"--bin {args.bin}: not an executable file (build with cargo build --release)")
 
-    have_mpl = importlib.util.find_spec("matplotlib") is not None
+    have_mpl = have_matplotlib()
     if not have_mpl and not args.quick:
         raise SystemExit("matplotlib is needed for the plots: python3 -m pip install matplotlib")
 
@@ -832,10 +622,9 @@ def main(argv=None) -> int:
 
         matches = {}
         if not args.no_matches and args.games > 0:
-            ref = load_referee()
             for t in times:
                 log(f"match {t} ms vs {args.ref_ms} ms, {args.games} games ...")
-                m = play_match(ref, binary, t, args, os.path.join(args.out_dir, "matches", f"{t}.jsonl"), log)
+                m = play_match(binary, t, args, os.path.join(args.out_dir, "matches", f"{t}.jsonl"), log)
                 matches[t] = m
                 log(f"  {m['wins']}/{m['draws']}/{m['losses']}, Elo {fmt_elo(m['elo'])}")
 

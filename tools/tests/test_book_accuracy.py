@@ -4,23 +4,19 @@ The engine binary comes from VIER_BIN (set by the Rust test wrapper under `cargo
 it the test fails on purpose.
 """
 
-import importlib.util
 import json
 import os
 import shutil
 import tempfile
 import unittest
 
+import book_accuracy as tool
+
 from .support import vier_bin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-TOOL = os.path.join(ROOT, "tools", "book_accuracy.py")
 DATA = os.path.join(ROOT, "tests", "data", "pons")
-
-_spec = importlib.util.spec_from_file_location("vier_book_accuracy", TOOL)
-tool = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tool)
 
 
 class EndToEnd(unittest.TestCase):
@@ -34,8 +30,8 @@ class EndToEnd(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def test_tiny_run_writes_a_consistent_report(self):
-        rc = tool.main(["--bin", self.bin, "--times", "5", "--positions", "3", "--jobs", "2",
-                        "--sets", "Test_L1_R1", "--out-dir", self.dir])
+        rc = tool.main(["--bin", self.bin, "--data", DATA, "--times", "5", "--positions", "3",
+                        "--jobs", "2", "--sets", "Test_L1_R1", "--out-dir", self.dir])
         self.assertEqual(rc, 0)
         with open(os.path.join(self.dir, "accuracy.json")) as fh:
             data = json.load(fh)

@@ -6,7 +6,6 @@ the test instead of stalling the suite.
 
 import json
 import os
-import shlex
 import signal
 import subprocess
 import sys
@@ -14,31 +13,7 @@ import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REFEREE = os.path.join(HERE, "..", "referee.py")
-FAKE = os.path.join(HERE, "fake_engines", "fake_engine.py")
-RUN_TIMEOUT = 60
-
-
-def fake(*args):
-    return " ".join(shlex.quote(a) for a in (sys.executable, FAKE) + args)
-
-
-def run_referee(*args, timeout=RUN_TIMEOUT):
-    return subprocess.run([sys.executable, REFEREE, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def read_jsonl(path):
-    header, games = None, []
-    with open(path) as fh:
-        for line in fh:
-            obj = json.loads(line)
-            if obj["type"] == "match":
-                header = obj
-            else:
-                games.append(obj)
-    return header, games
-
+from .support import REFEREE, RUN_TIMEOUT, fake, read_jsonl, run_referee
 
 class E2E(unittest.TestCase):
     def setUp(self):

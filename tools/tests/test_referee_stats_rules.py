@@ -1,25 +1,23 @@
-"""Unit tests of tools/referee.py: statistics (against hand-worked values) and the rules."""
+"""Unit tests of the referee's pieces in viertools: statistics (against hand-worked values) and the rules."""
 
 import math
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import referee  # noqa: E402
-from referee import Board, IllegalMove  # noqa: E402
+from viertools import game, openings, results, rules, stats, timecontrol
+from viertools.rules import Board, IllegalMove
 
 
 class EloTests(unittest.TestCase):
     def test_elo_of_score(self):
         # 0.75 -> -400*log10(1/0.75 - 1) = 400*log10(3) = 400 * 0.4771212547 = 190.8485019
-        self.assertAlmostEqual(referee.elo_from_score(0.75), 190.8485019, places=6)
-        self.assertAlmostEqual(referee.elo_from_score(0.5), 0.0, places=12)
-        self.assertAlmostEqual(referee.elo_from_score(0.25), -190.8485019, places=6)
-        self.assertEqual(referee.elo_from_score(1.0), math.inf)
-        self.assertEqual(referee.elo_from_score(0.0), -math.inf)
+        self.assertAlmostEqual(stats.elo_from_score(0.75), 190.8485019, places=6)
+        self.assertAlmostEqual(stats.elo_from_score(0.5), 0.0, places=12)
+        self.assertAlmostEqual(stats.elo_from_score(0.25), -190.8485019, places=6)
+        self.assertEqual(stats.elo_from_score(1.0), math.inf)
+        self.assertEqual(stats.elo_from_score(0.0), -math.inf)
         # inverse: 1/(1+10^(-190.8485/400)) = 1/(1+1/3) = 0.75
-        self.assertAlmostEqual(referee.score_from_elo(190.8485019), 0.75, places=9)
+        self.assertAlmostEqual(stats.score_from_elo(190.8485019), 0.75, places=9)
 
     def test_trinomial_error_bars(self):
         # W=60 D=30 L=10, N=100.  Worked by hand from the formulas:
@@ -29,7 +27,7 @@ class EloTests(unittest.TestCase):
         #   standard error    = sqrt(0.1125/100) = 0.0335410
         #   95% half width    = 1.959964 * 0.0335410 = 0.0657392
         #   bounds 0.6842608 / 0.8157392 -> Elo 400*log10(p/(1-p)) = 134.3573 / 258.4473
-        st = referee.trinomial_stats(60, 30, 10)
+        st = stats.trinomial_stats(60, 30, 10)
         self.assertAlmostEqual(st["score"], 0.75)
         self.assertAlmostEqual(st["elo"], 190.8485, places=3)
         self.assertAlmostEqual(st["elo_low"], 134.3573, places=3)
@@ -40,10 +38,10 @@ class EloTests(unittest.TestCase):
     def test_los(self):
         # W=10 L=5: 0.5*(1 + erf(5/sqrt(30))) = 0.5*(1 + erf(0.9128709)) = 0.9016472
         # (erf(0.9128709) = 0.8032944 from a table of erf / by series)
-        self.assertAlmostEqual(referee.los(10, 5), 0.9016472, places=6)
-        self.assertAlmostEqual(referee.los(5, 10), 1 - 0.9016472, places=6)
-        self.assertEqual(referee.los(7, 7), 0.5)
-        self.assertEqual(referee.los(0, 0), 0.5)
+        self.assertAlmostEqual(stats.los(10, 5), 0.9016472, places=6)
+        self.assertAlmostEqual(stats.los(5, 10), 1 - 0.9016472, places=6)
+        self.assertEqual(stats.los(7, 7), 0.5)
+        self.assertEqual(stats.los(0, 0), 0.5)
 
     def test_pentanomial(self):
         # pairs [LL, LD, DD+WL, WD, WW] = [2, 8, 20, 12, 8], N = 50 pairs, pair scores /2:
@@ -53,7 +51,7 @@ class EloTests(unittest.TestCase):
         #   se = sqrt(0.0686/50) = 0.0370405, half width 1.959964*se = 0.0725981
         #   Elo(0.58) = 400*log10(0.58/0.42) = 56.0715
         #   bounds 0.5074019 / 0.6525981 -> Elo 5.1438 / 109.5254
-        st = referee.pentanomial_stats([2, 8, 20, 12, 8])
+        st = stats.pentanomial_stats([2, 8, 20, 12, 8])
         self.assertEqual(st["pairs"], 50)
         self.assertAlmostEqual(st["score"], 0.58)
         self.assertAlmostEqual(st["elo"], 56.0715, places=3)
@@ -62,13 +60,13 @@ class EloTests(unittest.TestCase):
 
     def test_no_spread_no_error_bars(self):
         # one drawn pair / only wins: the variance is 0, an interval would be meaningless
-        st = referee.pentanomial_stats([0, 0, 1, 0, 0])
+        st = stats.pentanomial_stats([0, 0, 1, 0, 0])
         self.assertAlmostEqual(st["elo"], 0.0)
         self.assertIsNone(st["elo_error"])
-        st = referee.trinomial_stats(3, 0, 0)
+        st = stats.trinomial_stats(3, 0, 0)
         self.assertEqual(st["elo"], math.inf)
         self.assertIsNone(st["elo_error"])
-        text = referee.report({0: {"score_a": 1.0, "termination": "win"}}, {"A": "a", "B": "b"}, None, None)
+        text = results.report({0: {"score_a": 1.0, "termination": "win"}}, {"A": "a", "B": "b"}, None, None)
         self.assertIn("n/a", text)
 
     def test_summarize_pairs(self):
@@ -76,7 +74,7 @@ class EloTests(unittest.TestCase):
         recs = {0: {"score_a": 1.0, "termination": "win"}, 1: {"score_a": 0.5, "termination": "draw"},
                 2: {"score_a": 0.0, "termination": "win"}, 3: {"score_a": 1.0, "termination": "win"},
                 4: {"score_a": 1.0, "termination": "time_forfeit"}}
-        s = referee.summarize(recs)
+        s = results.summarize(recs)
         self.assertEqual((s["wins"], s["draws"], s["losses"]), (3, 1, 1))
         self.assertEqual(s["penta"], [0, 0, 1, 1, 0])  # 0+1 = 1 (WL), 1+0.5 = 1.5 (WD)
         self.assertEqual(s["terminations"], {"win": 3, "draw": 1, "time_forfeit": 1})
@@ -85,11 +83,11 @@ class EloTests(unittest.TestCase):
 class SprtTests(unittest.TestCase):
     def test_bounds(self):
         # alpha = beta = 0.05: lower = ln(0.05/0.95) = -ln 19 = -2.944439, upper = ln(0.95/0.05) = +2.944439
-        lo, hi = referee.sprt_bounds(0.05, 0.05)
+        lo, hi = stats.sprt_bounds(0.05, 0.05)
         self.assertAlmostEqual(lo, -2.944439, places=6)
         self.assertAlmostEqual(hi, 2.944439, places=6)
         # alpha = 0.05, beta = 0.1: ln(0.1/0.95) = -2.251292, ln(0.9/0.05) = ln 18 = 2.890372
-        lo, hi = referee.sprt_bounds(0.05, 0.10)
+        lo, hi = stats.sprt_bounds(0.05, 0.10)
         self.assertAlmostEqual(lo, -2.251292, places=6)
         self.assertAlmostEqual(hi, 2.890372, places=6)
 
@@ -99,49 +97,49 @@ class SprtTests(unittest.TestCase):
         # LLR = N (s1-s0)(2m-s0-s1) / (2 var)
         #     = 50 * 0.0143872 * (1.16 - 1.0143872) / 0.1372
         #     = 50 * 0.0143872 * 0.1456128 / 0.1372 = 0.763469
-        self.assertAlmostEqual(referee.sprt_llr([2, 8, 20, 12, 8], 0, 10), 0.763469, places=5)
+        self.assertAlmostEqual(stats.sprt_llr([2, 8, 20, 12, 8], 0, 10), 0.763469, places=5)
         # symmetric results and a symmetric hypothesis pair: m = 0.5, s0+s1 = 1 -> LLR 0
-        self.assertAlmostEqual(referee.sprt_llr([3, 5, 10, 5, 3], -5, 5), 0.0, places=12)
+        self.assertAlmostEqual(stats.sprt_llr([3, 5, 10, 5, 3], -5, 5), 0.0, places=12)
 
     def test_llr_regularized(self):
         # all pairs drawn: without regularization the variance would be 0
-        llr = referee.sprt_llr([0, 0, 30, 0, 0], 0, 10)
+        llr = stats.sprt_llr([0, 0, 30, 0, 0], 0, 10)
         self.assertTrue(math.isfinite(llr))
         self.assertLess(llr, 0)  # m = 0.5 is H0's value: evidence for H0
-        self.assertEqual(referee.sprt_llr([0, 0, 0, 0, 0], 0, 10), 0.0)
+        self.assertEqual(stats.sprt_llr([0, 0, 0, 0, 0], 0, 10), 0.0)
 
     def test_decisions(self):
-        sprt = referee.Sprt.parse(["elo0=0", "elo1=10", "alpha=0.05", "beta=0.05"])
+        sprt = stats.Sprt.parse(["elo0=0", "elo1=10", "alpha=0.05", "beta=0.05"])
         self.assertIsNone(sprt.state([2, 8, 20, 12, 8])["decision"])  # LLR 0.76
         # 200 times those pairs: LLR scales with N -> 200*0.763469 = 152.7 > 2.944
         self.assertEqual(sprt.state([400, 1600, 4000, 2400, 1600])["decision"], "H1")
         # mirrored results (A is worse) -> far below the lower bound
         self.assertEqual(sprt.state([1600, 2400, 4000, 1600, 400])["decision"], "H0")
         with self.assertRaises(ValueError):
-            referee.Sprt.parse(["elo0=10", "elo1=0"])
+            stats.Sprt.parse(["elo0=10", "elo1=0"])
         with self.assertRaises(ValueError):
-            referee.Sprt.parse(["elo=3"])
+            stats.Sprt.parse(["elo=3"])
 
 
 class TimeControlTests(unittest.TestCase):
     def test_parse(self):
-        tc = referee.TimeControl.parse("10+0.1")
+        tc = timecontrol.TimeControl.parse("10+0.1")
         self.assertEqual((tc.kind, tc.base_ms, tc.inc_ms), ("clock", 10000, 100))
-        tc = referee.TimeControl.parse("5")
+        tc = timecontrol.TimeControl.parse("5")
         self.assertEqual((tc.kind, tc.base_ms, tc.inc_ms), ("clock", 5000, 0))
-        self.assertEqual(referee.TimeControl.parse("movetime=100").value, 100)
-        self.assertEqual(referee.TimeControl.parse("depth=8").kind, "depth")
-        self.assertEqual(referee.TimeControl.parse("nodes=100000").value, 100000)
+        self.assertEqual(timecontrol.TimeControl.parse("movetime=100").value, 100)
+        self.assertEqual(timecontrol.TimeControl.parse("depth=8").kind, "depth")
+        self.assertEqual(timecontrol.TimeControl.parse("nodes=100000").value, 100000)
         for bad in ("", "movetime=", "depth=0", "10+", "fast", "movetime=-3"):
             with self.assertRaises(ValueError, msg=bad):
-                referee.TimeControl.parse(bad)
+                timecontrol.TimeControl.parse(bad)
 
     def test_go_command_orders_clocks_by_colour(self):
-        tc = referee.TimeControl.parse("10+0.1")
+        tc = timecontrol.TimeControl.parse("10+0.1")
         clocks = {"A": 9000.0, "B": 8000.0}
         incs = {"A": 100, "B": 100}
         # B plays first in odd games: wtime is B's clock
-        go, allowed = referee.go_command(tc, clocks, incs, "A", "B", "A")
+        go, allowed = game.go_command(tc, clocks, incs, "A", "B", "A")
         self.assertEqual(go, "go wtime 8000 btime 9000 winc 100 binc 100")
         self.assertEqual(allowed, 9000.0)
 
@@ -157,26 +155,26 @@ class RulesTests(unittest.TestCase):
 
     def test_vertical(self):
         b, out = self.play("1212121")
-        self.assertEqual((out, b.winner, b.win_direction), ("win", referee.FIRST, "vertical"))
+        self.assertEqual((out, b.winner, b.win_direction), ("win", rules.FIRST, "vertical"))
 
     def test_horizontal(self):
         b, out = self.play("1122334")
-        self.assertEqual((out, b.winner, b.win_direction), ("win", referee.FIRST, "horizontal"))
+        self.assertEqual((out, b.winner, b.win_direction), ("win", rules.FIRST, "horizontal"))
         # second player: x 7, 1, 2, 3 (x has three on row 2) / o 1, 2, 3, 4 on the bottom row
         b, out = self.play("71122334")
         self.assertEqual(out, "win")
-        self.assertEqual(b.winner, referee.SECOND)
+        self.assertEqual(b.winner, rules.SECOND)
         self.assertEqual(b.win_direction, "horizontal")
 
     def test_diagonal_up(self):
         # x: 1, 2(r1), 3(r2), 4(r3)
         b, out = self.play("12233434474")
-        self.assertEqual((out, b.winner, b.win_direction), ("win", referee.FIRST, "diagonal /"))
+        self.assertEqual((out, b.winner, b.win_direction), ("win", rules.FIRST, "diagonal /"))
 
     def test_diagonal_down(self):
         # mirror of the above: x: 7, 6(r1), 5(r2), 4(r3)
         b, out = self.play("76655454414")
-        self.assertEqual((out, b.winner, b.win_direction), ("win", referee.FIRST, "diagonal \\"))
+        self.assertEqual((out, b.winner, b.win_direction), ("win", rules.FIRST, "diagonal \\"))
 
     def test_win_by_filling_a_gap(self):
         # x has 1,2,_,4 on the bottom row and completes the middle: the line runs both ways
@@ -188,14 +186,14 @@ class RulesTests(unittest.TestCase):
         self.assertIsNone(out)
         b, out = self.play("1213111")  # x 1,1,1 + o 2,3,1: no four anywhere
         self.assertIsNone(out)
-        self.assertEqual(b.winner, referee.EMPTY)
+        self.assertEqual(b.winner, rules.EMPTY)
 
     def test_full_board_draw_4x4(self):
         # found by a random search, checked: 16 moves, nobody gets four
         b, out = self.play("4321311144234232", 4, 4)
         self.assertEqual(out, "draw")
         self.assertTrue(b.is_full())
-        self.assertEqual(b.winner, referee.EMPTY)
+        self.assertEqual(b.winner, rules.EMPTY)
         self.assertEqual(b.legal_columns(), [])
 
     def test_small_board_win(self):
@@ -264,10 +262,10 @@ class RulesTests(unittest.TestCase):
         self.assertEqual(b.to_fen(), "7/7/7/7/3o3/2oxx2 x")
 
     def test_move_lists(self):
-        self.assertEqual(referee.parse_move_list("4 4 5 3"), [4, 4, 5, 3])
-        self.assertEqual(referee.parse_move_list("4453"), [4, 4, 5, 3])
+        self.assertEqual(rules.parse_move_list("4 4 5 3"), [4, 4, 5, 3])
+        self.assertEqual(rules.parse_move_list("4453"), [4, 4, 5, 3])
         with self.assertRaises(IllegalMove):
-            referee.parse_move_list("44a")
+            rules.parse_move_list("44a")
 
     def test_opening_file(self):
         import tempfile
@@ -275,21 +273,21 @@ class RulesTests(unittest.TestCase):
             p = os.path.join(d, "o.txt")
             with open(p, "w") as fh:
                 fh.write("# header\n44\n4 3  # comment\n\n435\n")
-            self.assertEqual(referee.load_openings(p, 7, 6), ["44", "43", "435"])
+            self.assertEqual(openings.load_openings(p, 7, 6), ["44", "43", "435"])
             with open(p, "w") as fh:
                 fh.write("4444444\n")
             with self.assertRaises(ValueError):
-                referee.load_openings(p, 7, 6)
+                openings.load_openings(p, 7, 6)
             with open(p, "w") as fh:
                 fh.write("1212121\n")  # the game is over
             with self.assertRaises(ValueError):
-                referee.load_openings(p, 7, 6)
+                openings.load_openings(p, 7, 6)
 
     def test_schedule(self):
-        s = referee.Schedule(["1", "2", "3"], None)
+        s = openings.Schedule(["1", "2", "3"], None)
         self.assertEqual([s.opening(g) for g in range(8)], ["1", "1", "2", "2", "3", "3", "1", "1"])
-        a = referee.Schedule(["1", "2", "3", "4", "5"], 7)
-        b = referee.Schedule(["1", "2", "3", "4", "5"], 7)
+        a = openings.Schedule(["1", "2", "3", "4", "5"], 7)
+        b = openings.Schedule(["1", "2", "3", "4", "5"], 7)
         seq = [a.opening(g) for g in range(20)]
         self.assertEqual(seq, [b.opening(g) for g in range(20)])  # reproducible
         self.assertEqual(sorted(seq[0:10:2]), ["1", "2", "3", "4", "5"])  # every opening once per round

@@ -13,10 +13,7 @@ import sys
 import tempfile
 import unittest
 
-from .support import vier_bin
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-REFEREE = os.path.join(HERE, "..", "referee.py")
+from .support import REFEREE, vier_bin
 
 
 class RealEngine(unittest.TestCase):

@@ -6,7 +6,6 @@ look like a passing suite.
 """
 
 import csv
-import importlib.util
 import json
 import os
 import shutil
@@ -14,6 +13,11 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+import study
+from viertools.engine import parse_info
+from viertools.oracle import ensure_oracle, judge, load_oracle
+from viertools.stats import wilson
 
 from .support import vier_bin
 
@@ -23,23 +27,19 @@ STUDY = os.path.join(ROOT, "tools", "study.py")
 DATA = os.path.join(ROOT, "tests", "data", "pons")
 COMMITTED_ORACLE = os.path.join(ROOT, "docs", "study", "oracle.json")
 
-_spec = importlib.util.spec_from_file_location("vier_study", STUDY)
-study = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(study)
-
 
 class Pieces(unittest.TestCase):
     def test_judge_keeps_value_by_sign(self):
         scores = [-2, -1, 0, 1, 0, -1, None]  # the empty board's columns (7th made full)
-        self.assertEqual(study.judge(scores, 4), (True, True))     # the only win
-        self.assertEqual(study.judge(scores, 3), (False, False))   # a draw throws the win away
-        self.assertEqual(study.judge(scores, 7), (False, False))   # a full column
-        self.assertEqual(study.judge(scores, 8), (False, False))   # off the board
+        self.assertEqual(judge(scores, 4), (True, True))     # the only win
+        self.assertEqual(judge(scores, 3), (False, False))   # a draw throws the win away
+        self.assertEqual(judge(scores, 7), (False, False))   # a full column
+        self.assertEqual(judge(scores, 8), (False, False))   # off the board
         lost = [-5, -3, -9]
-        self.assertEqual(study.judge(lost, 1), (True, False))      # lost anyway: keeps the value
-        self.assertEqual(study.judge(lost, 2), (True, True))       # the slowest loss is optimal
+        self.assertEqual(judge(lost, 1), (True, False))      # lost anyway: keeps the value
+        self.assertEqual(judge(lost, 2), (True, True))       # the slowest loss is optimal
         won = [3, 1, -2]
-        self.assertEqual(study.judge(won, 2), (True, False))       # a slower win still wins
+        self.assertEqual(judge(won, 2), (True, False))       # a slower win still wins
 
     def test_sample_is_deterministic_and_nested(self):
         a = study.sample_positions(DATA, 5, seed=1)
@@ -56,16 +56,16 @@ class Pieces(unittest.TestCase):
             self.assertTrue(len(moves) >= 29, moves)
 
     def test_parse_info(self):
-        got = study.parse_info("info depth 13 seldepth 23 multipv 1 score mate -4 wdl 0 0 1000 "
-                               "nodes 2209558 nps 7365193 hashfull 273 time 300 pv 3 4 4")
-        self.assertEqual(got, {"depth": 13, "seldepth": 23, "score": "mate -4",
+        got = parse_info("info depth 13 seldepth 23 multipv 1 score mate -4 wdl 0 0 1000 "
+                         "nodes 2209558 nps 7365193 hashfull 273 time 300 pv 3 4 4")
+        self.assertEqual(got, {"depth": 13, "seldepth": 23, "score": {"mate": -4},
                                "wdl": [0, 0, 1000], "nodes": 2209558, "time": 300})
 
     def test_describe_and_wilson(self):
         d = study.describe([1, 2, 3, 4])
         self.assertEqual((d["n"], d["mean"], d["median"], d["min"], d["max"]), (4, 2.5, 2.5, 1, 4))
         self.assertAlmostEqual(d["sd"], 1.118, places=3)
-        lo, hi = study.wilson(10, 10)
+        lo, hi = wilson(10, 10)
         self.assertEqual(hi, 1.0)
         self.assertTrue(0.6 < lo < 0.75)
 
@@ -88,14 +88,14 @@ class Pieces(unittest.TestCase):
         moves, exact = sample["end"][0]
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "oracle.json")
-            oracle = study.load_oracle(path)
+            oracle = load_oracle(path)
             wrong = [exact + 1] * 7  # best column disagrees with Pons' score
             oracle["positions"] = {m: (wrong if m == moves else [e] * 7)
                                    for rows in sample.values() for m, e in rows}
             with open(path, "w") as fh:
                 json.dump(oracle, fh)
             with self.assertRaises(SystemExit) as cm:
-                study.ensure_oracle(path, "/nonexistent/vier", sample, lambda _: None)
+                ensure_oracle(path, "/nonexistent/vier", sample, lambda _: None)
             self.assertIn("Pons", str(cm.exception))
 
 
@@ -107,7 +107,7 @@ class QuickRun(unittest.TestCase):
             if os.path.exists(COMMITTED_ORACLE):  # the quick sample is a prefix of the full one
                 shutil.copy(COMMITTED_ORACLE, oracle)
             # a generous margin: under cargo test VIER_BIN is a debug build
-            res = subprocess.run([sys.executable, STUDY, "--quick", "--bin", binary,
+            res = subprocess.run([sys.executable, STUDY, "--quick", "--bin", binary, "--data", DATA,
                                   "--out-dir", d, "--oracle", oracle, "--margin", "2000"],
                                  capture_output=True, text=True, timeout=600)
             self.assertEqual(res.returncode, 0, f"study failed:\n{res.stdout}\n{res.stderr}")
@@ -151,7 +151,7 @@ class QuickRun(unittest.TestCase):
             with open(os.path.join(d, "report.md")) as fh:
                 self.assertEqual(fh.read(), report)
             plots = ["accuracy.svg", "elo.svg", "depth.svg", "study.svg"]
-            if importlib.util.find_spec("matplotlib") is not None:
+            if study.have_matplotlib():
                 for p in plots:
                     with open(os.path.join(d, p)) as fh:
                         self.assertIn("<svg", fh.read(2000), p)
@@ -164,7 +164,7 @@ class QuickRun(unittest.TestCase):
             oracle = os.path.join(d, "oracle.json")
             if os.path.exists(COMMITTED_ORACLE):
                 shutil.copy(COMMITTED_ORACLE, oracle)
-            res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--times", "5",
+            res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--data", DATA, "--times", "5",
                                   "--positions", "1", "--no-matches", "--option", "Hash=4",
                                   "--out-dir", d, "--oracle", oracle],
                                  capture_output=True, text=True, timeout=300)
@@ -184,7 +184,7 @@ class QuickRun(unittest.TestCase):
 
     def test_full_mode_needs_matplotlib_or_plots(self):
         """Without matplotlib the full study refuses to start (it must plot)."""
-        if importlib.util.find_spec("matplotlib") is not None:
+        if study.have_matplotlib():
             return  # nothing to check here: the quick run above checks the plots
         binary = vier_bin(self)
         res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--out-dir", "/nonexistent"],

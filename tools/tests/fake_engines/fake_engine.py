@@ -14,6 +14,11 @@ Modes (--mode):
   noready   answers 'uci' but never 'isready'
   sloppy    like sane but violates the protocol: no error lines for bad input,
             'moves 4453' read as nothing, two bestmoves per go
+
+--notation cfour: offers UCI_Variant cfour and speaks only cutechess's cfour: drops P@d1 in
+'position' and 'bestmove', the cfour FEN (P/p, [hand], w/b); column digits are an error.
+--notation digits (default) speaks only column digits and vier's board strings.
+--illegal also takes 'full' (a full column) and 'floating' (a drop two cells above the top disc).
 """
 
 import argparse
@@ -29,6 +34,7 @@ ap.add_argument("--sleep-ms", type=int, default=300)
 ap.add_argument("--random", action="store_true")
 ap.add_argument("--seed", type=int, default=None)
 ap.add_argument("--name", default="fake")
+ap.add_argument("--notation", choices=("digits", "cfour"), default="digits")
 args = ap.parse_args()
 
 W, H = 7, 6
@@ -85,8 +91,10 @@ def parse_fen(board, stm):
         for ch in row:
             if ch.isdigit():
                 cells += ["."] * int(ch)
-            elif ch in "xo":
+            elif ch in "xo" and args.notation == "digits":
                 cells.append(ch)
+            elif ch in "Pp" and args.notation == "cfour":
+                cells.append("x" if ch == "P" else "o")
             else:
                 raise ValueError(f"bad fen char {ch}")
         if len(cells) != W:
@@ -99,6 +107,7 @@ def parse_fen(board, stm):
                 if len(p.cols[c]) != r:
                     raise ValueError("floating stone")
                 p.cols[c].append(v)
+    stm = {"w": "x", "b": "o"}.get(stm, "?") if args.notation == "cfour" else stm
     if stm not in ("x", "o"):
         raise ValueError("bad side to move")
     p.ply = sum(len(c) for c in p.cols)
@@ -112,12 +121,19 @@ def parse_position(words):
     if len(words) >= 2 and words[1] == "startpos":
         p, rest = Pos(), words[2:]
     elif len(words) >= 4 and words[1] == "fen":
-        p, rest = parse_fen(words[2], words[3]), words[4:]
+        p, rest = parse_fen(words[2].split("[")[0], words[3]), words[4:]
+        while rest and rest[0] != "moves":  # the cfour FEN's fields after the side to move
+            rest = rest[1:]
     else:
         raise ValueError("bad position command")
     if rest:
         if rest[0] != "moves":
             raise ValueError("expected 'moves'")
+        if args.notation == "cfour":
+            for tok in rest[1:]:
+                col = drop_column(p, tok)
+                p.play(col)
+            return p
         digits = "".join(rest[1:])
         if args.mode == "sloppy" and len(rest) == 2 and len(rest[1]) > 1:
             digits = ""
@@ -126,6 +142,22 @@ def parse_position(words):
                 raise ValueError(f"bad move '{ch}'")
             p.play(int(ch))
     return p
+
+
+def drop_column(p, tok):
+    if len(tok) < 4 or tok[:2] != "P@" or not tok[3:].isdigit():
+        raise ValueError(f"bad drop '{tok}'")
+    col = ord(tok[2]) - ord("a") + 1
+    if not 1 <= col <= W or int(tok[3:]) != len(p.cols[col - 1]) + 1:
+        raise ValueError(f"drop '{tok}' does not land there")
+    return col
+
+
+def spoken(p, col):
+    """Column col (1-based) in this engine's notation; a drop lands on top of the column."""
+    if args.notation == "digits":
+        return str(col)
+    return f"P@{chr(ord('a') + col - 1)}{len(p.cols[col - 1]) + 1}"
 
 
 def choose(p):
@@ -138,8 +170,8 @@ def choose(p):
         win = p.won(me)
         p.cols[c - 1].pop()
         if win:
-            return str(c)
-    return str(rng.choice(legal) if args.random else legal[0])
+            return spoken(p, c)
+    return spoken(p, rng.choice(legal) if args.random else legal[0])
 
 
 def main():
@@ -159,6 +191,8 @@ def main():
             out("id author tests")
             out("option name Width type spin default 7 min 4 max 9")
             out("option name Height type spin default 6 min 4 max 9")
+            if args.notation == "cfour":
+                out("option name UCI_Variant type combo default cfour var cfour")
             out("uciok")
         elif cmd == "isready":
             if args.mode == "noready":
@@ -195,7 +229,9 @@ def main():
             if args.mode == "illegal" and gos >= args.after:
                 if args.illegal == "full":
                     full = [c + 1 for c in range(W) if len(pos.cols[c]) >= H]
-                    move = str(full[0]) if full else "1"
+                    move = spoken(pos, full[0]) if full else spoken(pos, 1)
+                elif args.illegal == "floating":
+                    move = f"P@a{len(pos.cols[0]) + 2}"
                 else:
                     move = args.illegal
             out(f"info depth {gos} score cp {10 * gos} pv {move}")
