@@ -7,6 +7,7 @@ pub mod board;
 pub mod book;
 pub mod cli;
 pub mod eval;
+pub mod gui;
 pub mod ordering;
 pub mod protocol;
 pub mod search;
