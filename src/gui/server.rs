@@ -75,6 +75,12 @@ pub fn router(engine: EngineCmd) -> Router {
         .route("/api/session/{id}/position", post(position))
         .route("/api/session/{id}/analyse", post(analyse))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
+        .method_not_allowed_fallback(|| async {
+            error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "this method is not allowed here".into(),
+            )
+        })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(app)
 }

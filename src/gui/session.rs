@@ -76,7 +76,7 @@ pub struct Thinking {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct EngineState {
-    /// `starting`, `ready`, `thinking`, `analysing`, `error`.
+    /// `idle` (not started), `starting`, `ready`, `thinking`, `analysing`, `error`.
     pub state: &'static str,
     pub message: String,
     pub pid: Option<u32>,
@@ -139,7 +139,8 @@ impl Session {
             analysis: None,
             thinking: None,
             engine: EngineState {
-                state: "starting",
+                // started only when there is something to search
+                state: "idle",
                 message: String::new(),
                 pid: None,
                 restarts: 0,
@@ -543,20 +544,16 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd) {
     }
 }
 
-/// Runs one search; `Err` means the engine died or hung and must be restarted.
+/// Runs one job; `Err` means the engine died or hung and must be restarted.
 async fn run_job(
     e: &mut Engine,
     sess: &Session,
     job: &Job,
     configured: &mut Option<(Size, usize)>,
 ) -> Result<(), String> {
-    let (size, moves, multipv, limit) = match job {
-        Job::Move {
-            size,
-            moves,
-            movetime,
-        } => (*size, moves, 1, *movetime),
-        Job::Analyse { size, moves } => (*size, moves, size.width(), ANALYSIS_MS),
+    let (size, moves, multipv) = match job {
+        Job::Move { size, moves, .. } => (*size, moves, 1),
+        Job::Analyse { size, moves } => (*size, moves, size.width()),
     };
     let view = game::view(size, moves)?;
     if *configured != Some((size, multipv)) {
@@ -571,9 +568,9 @@ async fn run_job(
         *configured = Some((size, multipv));
     }
     let mut line = String::from("position startpos");
+    let mut heights = vec![0usize; size.width() + 1];
     if !moves.is_empty() {
         line += " moves";
-        let mut heights = vec![0usize; size.width() + 1];
         for &c in moves {
             heights[c] += 1;
             line.push(' ');
@@ -581,39 +578,86 @@ async fn run_job(
         }
     }
     e.send(&line).await?;
-    let started = Instant::now();
-    e.send(&format!("go movetime {limit}")).await?;
-    sess.update(|st| {
-        st.engine.state = if matches!(job, Job::Move { .. }) {
-            "thinking"
-        } else {
-            "analysing"
-        };
-        if matches!(job, Job::Analyse { .. }) {
-            st.analysis = Some(Analysis {
-                moves: view.moves.clone(),
-                depth: 0,
-                complete: false,
-                columns: Vec::new(),
+    match job {
+        Job::Move { movetime, .. } => {
+            sess.update(|st| st.engine.state = "thinking");
+            let started = Instant::now();
+            if let Some(best) = search(e, sess, job, &view, "", *movetime).await? {
+                let ms = started.elapsed().as_millis() as u64;
+                finish_move(sess, job, &view, best, ms);
+            }
+        }
+        Job::Analyse { .. } => {
+            sess.update(|st| {
+                st.engine.state = "analysing";
+                st.analysis = Some(Analysis {
+                    moves: view.moves.clone(),
+                    depth: 0,
+                    complete: false,
+                    columns: Vec::new(),
+                });
+            });
+            // MultiPV gives every column at once, but the search ends as soon as the best one
+            // is proven; each column left unproven is then searched alone (`searchmoves`)
+            if search(e, sess, job, &view, "", ANALYSIS_MS)
+                .await?
+                .is_none()
+            {
+                return Ok(());
+            }
+            for &c in &view.legal {
+                if exact_value(sess, &view, c) {
+                    continue;
+                }
+                let only = format!(" searchmoves {}", e.move_text(c, heights[c] + 1));
+                if search(e, sess, job, &view, &only, ANALYSIS_MS)
+                    .await?
+                    .is_none()
+                {
+                    return Ok(());
+                }
+            }
+            sess.update(|st| {
+                if let Some(a) = st.analysis.as_mut().filter(|a| a.moves == view.moves) {
+                    a.complete = true;
+                }
             });
         }
-    });
+    }
+    Ok(())
+}
+
+/// True if the analysis shown holds a proven value for the column.
+fn exact_value(sess: &Session, view: &View, column: usize) -> bool {
+    sess.lock().analysis.as_ref().is_some_and(|a| {
+        a.moves == view.moves && a.columns.iter().any(|c| c.column == column && c.exact)
+    })
+}
+
+/// One `go movetime <limit><extra>`, its `info` lines reported as they come. `Some(bestmove)`
+/// when it ran to its end, `None` when it was stopped because the job is no longer wanted.
+async fn search(
+    e: &mut Engine,
+    sess: &Session,
+    job: &Job,
+    view: &View,
+    extra: &str,
+    limit: u64,
+) -> Result<Option<Option<usize>>, String> {
+    e.send(&format!("go movetime {limit}{extra}")).await?;
     let mut deadline = tokio::time::Instant::now() + Duration::from_millis(limit) + GRACE;
     let mut stopped = false;
+    let mut cancelled = false;
     loop {
         tokio::select! {
             line = e.next_line() => {
                 let line = line?;
                 if let Some(best) = parse_bestmove(&line) {
-                    let ms = started.elapsed().as_millis() as u64;
-                    if !stopped {
-                        finish(sess, job, &view, best, ms);
-                    }
-                    return Ok(());
+                    return Ok((!cancelled).then_some(best));
                 }
-                if !stopped {
+                if !cancelled {
                     if let Some(info) = parse_info(&line) {
-                        report(sess, job, &view, &info);
+                        report(sess, job, view, &info);
                     }
                 }
             }
@@ -622,6 +666,7 @@ async fn run_job(
                     // the position or the settings changed: this search is of no use any more
                     e.send("stop").await?;
                     stopped = true;
+                    cancelled = true;
                     deadline = tokio::time::Instant::now() + GRACE;
                 }
             }
@@ -676,34 +721,30 @@ fn report(sess: &Session, job: &Job, view: &View, info: &Info) {
     });
 }
 
-fn finish(sess: &Session, job: &Job, view: &View, best: Option<usize>, ms: u64) {
-    sess.update(|st| match job {
-        Job::Move { size, moves, .. } => {
-            if st.size != *size || st.moves != *moves {
-                return;
-            }
-            match best {
-                Some(c) if view.legal.contains(&c) => {
-                    st.moves.push(c);
-                    st.redo.clear();
-                    st.last_engine_ms = Some(ms);
-                    st.thinking = None;
-                    st.analysis_wanted = None;
-                }
-                _ => {
-                    // asking again would get the same answer: hand the moves to the person
-                    st.engine_side = Side::None;
-                    st.engine.state = "error";
-                    st.engine.message = format!(
-                        "the engine answered an illegal move ({}); both sides are yours now",
-                        best.map_or("none".to_string(), |c| c.to_string())
-                    );
-                }
-            }
+fn finish_move(sess: &Session, job: &Job, view: &View, best: Option<usize>, ms: u64) {
+    let Job::Move { size, moves, .. } = job else {
+        return;
+    };
+    sess.update(|st| {
+        if st.size != *size || st.moves != *moves {
+            return;
         }
-        Job::Analyse { .. } => {
-            if let Some(a) = st.analysis.as_mut().filter(|a| a.moves == view.moves) {
-                a.complete = true;
+        match best {
+            Some(c) if view.legal.contains(&c) => {
+                st.moves.push(c);
+                st.redo.clear();
+                st.last_engine_ms = Some(ms);
+                st.thinking = None;
+                st.analysis_wanted = None;
+            }
+            _ => {
+                // asking again would get the same answer: hand the moves to the person
+                st.engine_side = Side::None;
+                st.engine.state = "error";
+                st.engine.message = format!(
+                    "the engine answered an illegal move ({}); both sides are yours now",
+                    best.map_or("none".to_string(), |c| c.to_string())
+                );
             }
         }
     });

@@ -143,6 +143,7 @@ function render(s) {
   const old = game;
   if (old && s.id === old.id && s.version < old.version) return; // a late answer
   game = s;
+  window.vierGame = s; // for the browser tests
   if (built !== s.size) build(s);
   const [lc, lr] = s.last_move || [0, 0];
   const wins = new Set(s.winning.map(([c, r]) => `${c},${r}`));
@@ -239,7 +240,7 @@ function renderAnalysis(s) {
       delete el.dataset.score;
       continue;
     }
-    el.textContent = (v.best ? "★ " : "") + v.short;
+    el.textContent = (v.best ? "★\n" : "\n") + v.short;
     el.title = v.long + (v.best ? " (best)" : "");
     el.setAttribute("aria-label", el.title);
     if (v.exact) el.dataset.score = String(v.score); else delete el.dataset.score;
