@@ -381,7 +381,12 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
         thinking: st.thinking.as_ref(),
         engine: &st.engine,
         last_engine_ms: st.last_engine_ms,
-        can_undo: !st.moves.is_empty(),
+        // the engine's opening move alone is not taken back (undo goes to the person's turn)
+        can_undo: match st.moves.len() {
+            0 => false,
+            1 => !st.engine_side.plays("x"),
+            _ => true,
+        },
         can_redo: !st.redo.is_empty(),
         sizes: Size::all().map(|s| s.to_string()).collect(),
         view,
