@@ -43,7 +43,9 @@ pub struct App {
 
 type Shared = Arc<App>;
 
-pub fn router(engine: EngineCmd) -> Router {
+/// `loopback`: the server listens on a loopback address, so every request must name this
+/// machine in its `Host` (a web page elsewhere cannot then reach the games by DNS rebinding).
+pub fn router(engine: EngineCmd, loopback: bool) -> Router {
     let app = Arc::new(App {
         engine,
         sessions: Mutex::new(HashMap::new()),
@@ -82,7 +84,34 @@ pub fn router(engine: EngineCmd) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(loopback, check_host))
         .with_state(app)
+}
+
+async fn check_host(
+    State(loopback): State<bool>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if loopback {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        let name = match host.rsplit_once(':') {
+            Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
+            _ => host,
+        };
+        if !matches!(name, "127.0.0.1" | "localhost" | "[::1]") {
+            return error(
+                StatusCode::FORBIDDEN,
+                format!("this server answers only requests for this machine, not '{host}'"),
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
 }
 
 fn page(kind: &'static str, body: &'static str) -> Response {

@@ -481,6 +481,15 @@ class HttpTests(unittest.TestCase):
         finally:
             bad.stop()
 
+    def test_a_request_for_another_host_is_refused(self):
+        # a page elsewhere that resolves its own name to 127.0.0.1 (DNS rebinding)
+        req = urllib.request.Request(self.server.url + "api/session", data=b"", method="POST")
+        req.add_header("Host", "evil.example")
+        with self.assertRaises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=30)
+        self.assertEqual(e.exception.code, 403)
+        self.assertIn("evil.example", e.exception.read().decode())
+
     def fake(self, mode):
         return Server("--engine", f"{sys.executable} {os.path.join(HERE, 'fake_engine.py')} {mode}")
 
