@@ -201,8 +201,9 @@ pub fn parse_info(line: &str) -> Option<Info> {
                 let v: i64 = t.next()?.parse().ok()?;
                 score = Some(match kind {
                     "cp" => Score::Cp(v.clamp(-100_000, 100_000) as i32),
+                    // clamped: an engine's absurd number must not overflow anything here
                     "mate" if v > 0 => Score::Win(v.min(100) as u32),
-                    "mate" => Score::Loss((-v).min(100) as u32),
+                    "mate" => Score::Loss(v.unsigned_abs().min(100) as u32),
                     _ => return None,
                 });
             }
@@ -255,6 +256,8 @@ mod tests {
         let h = parse_info("info depth 9 multipv 1 score cp 0 wdl 119 762 119 pv 3").unwrap();
         assert_eq!(h.score, Score::Cp(0));
         assert!(parse_info("info string error: x").is_none());
+        let m = parse_info("info score mate -9223372036854775808 pv 1").unwrap();
+        assert_eq!(m.score, Score::Loss(100));
     }
 
     #[test]

@@ -249,11 +249,14 @@ impl State {
         game::view(self.size, &self.moves).unwrap_or_else(|_| game::view(self.size, &[]).unwrap())
     }
 
-    /// After a change the person made: a note about an earlier engine failure has been seen.
+    /// After a change the person made: a note about an engine failure that is over has been
+    /// seen (one still going on stays).
     fn position_changed(&mut self) {
         self.thinking = None;
         self.analysis_wanted = None;
-        self.engine.message.clear();
+        if self.engine.state != "error" {
+            self.engine.message.clear();
+        }
     }
 
     /// The person's move.
@@ -475,14 +478,11 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd) {
     let mut failures = 0u32;
     let mut closed = sess.closed.subscribe();
     while !sess.is_closed() {
-        let Some(job) = sess.job() else {
-            tokio::select! {
-                _ = sess.kick.notified() => {}
-                _ = closed.changed() => {}
-            }
-            continue;
-        };
-        if engine.is_none() {
+        let job = sess.job();
+        // started before the person's first move when there is an opponent to play, so that
+        // its start-up is not added to that move's time; two people never need it
+        let wanted = job.is_some() || sess.lock().engine_side != Side::None;
+        if engine.is_none() && wanted {
             sess.update(|st| {
                 st.engine.state = "starting";
                 st.engine.pid = None;
@@ -513,7 +513,13 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd) {
                 }
             }
         }
-        let Some(e) = engine.as_mut() else { continue };
+        let (Some(e), Some(job)) = (engine.as_mut(), job) else {
+            tokio::select! {
+                _ = sess.kick.notified() => {}
+                _ = closed.changed() => {}
+            }
+            continue;
+        };
         match run_job(e, &sess, &job, &mut configured).await {
             Ok(()) => {
                 failures = 0;
