@@ -347,6 +347,18 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(p.state()["moves"], "1")
         self.assertEqual(p.disc(7, 1), "")
 
+    def test_a_crashed_engine_is_reported_in_the_page_and_restarted(self):
+        p = self.page
+        p.choose("movetime", "100")
+        pid = wait_for("the engine", lambda: p.state()["engine"]["pid"])
+        os.kill(pid, signal.SIGKILL)
+        p.click(4)
+        th = self.driver.find_element(By.ID, "thinking")
+        wait_for("the report", lambda: "restarted" in th.text)
+        self.assertIn("Engine problem", th.text)
+        wait_for("the restarted engine's move", lambda: len(p.state()["moves"]) == 2)
+        self.assertNotEqual(p.state()["engine"]["pid"], pid)
+
     def test_screenshot_of_a_game_with_the_analysis(self):
         p = self.page
         p.choose("movetime", "100")

@@ -185,7 +185,10 @@ function render(s) {
   }
 
   const th = $("thinking");
-  if (s.thinking && s.engine_side === s.to_move && s.status === "playing") {
+  if (s.engine.message) {
+    // next to the board, where the engine's move was expected
+    th.textContent = `Engine problem: ${s.engine.message}`;
+  } else if (s.thinking && s.engine_side === s.to_move && s.status === "playing") {
     th.textContent = `Thinking… depth ${s.thinking.depth} · ${s.thinking.score} · line ${s.thinking.pv}`;
   } else if (s.engine_side === s.to_move && s.status === "playing") {
     th.textContent = "Thinking…";
@@ -195,6 +198,7 @@ function render(s) {
     th.textContent = "";
   }
   th.dataset.state = s.engine.state;
+  th.dataset.problem = s.engine.message ? "true" : "false";
 
   renderAnalysis(s);
 
