@@ -22,6 +22,7 @@ pub mod book;
 pub mod cli;
 pub mod control;
 pub mod eval;
+pub mod gui;
 pub mod ordering;
 pub mod protocol;
 pub mod score;

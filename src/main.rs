@@ -76,6 +76,21 @@ enum Cmd {
         #[arg(long)]
         no_book: bool,
     },
+    /// Play and analyse in the browser: serves a local page and prints its address.
+    Gui {
+        /// Port to listen on (0: any free port).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Address to listen on; anything but 127.0.0.1 lets other machines in.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// Engine command (program and arguments, split at spaces); default: this vier.
+        #[arg(long)]
+        engine: Option<String>,
+        /// Do not open the browser.
+        #[arg(long)]
+        no_open: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -263,6 +278,18 @@ fn main() -> ExitCode {
                 r => r.map(|()| ExitCode::SUCCESS),
             }
         }
+        Some(Cmd::Gui {
+            port,
+            host,
+            engine,
+            no_open,
+        }) => vier::gui::run(&vier::gui::GuiOptions {
+            host,
+            port,
+            engine,
+            open: !no_open,
+        })
+        .map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

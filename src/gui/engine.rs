@@ -1,0 +1,270 @@
+//! One engine child process spoken to over the line protocol of `protocol.md`, and the parsing
+//! of what it says. Moves may come back as column digits or as cutechess drops (`P@d1`).
+
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::time::timeout;
+
+/// How to start the engine: a program and its arguments.
+#[derive(Clone, Debug)]
+pub struct EngineCmd {
+    pub program: String,
+    pub args: Vec<String>,
+}
+
+impl EngineCmd {
+    /// `--engine CMD` split at whitespace (no shell: nothing in it is interpreted).
+    pub fn parse(cmd: &str) -> Result<EngineCmd, String> {
+        let mut words = cmd.split_whitespace().map(str::to_string);
+        let program = words
+            .next()
+            .ok_or_else(|| "the engine command is empty".to_string())?;
+        Ok(EngineCmd {
+            program,
+            args: words.collect(),
+        })
+    }
+}
+
+/// Longest wait for the handshake and for `readyok`: an engine slower than this is hung.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
+pub struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    /// The engine offered `UCI_Variant` with `cfour`: we switch it on and send drops.
+    pub drops: bool,
+    pub pid: Option<u32>,
+}
+
+impl Engine {
+    /// Starts the engine and completes `uci`/`uciok` and `isready`/`readyok`.
+    pub async fn start(cmd: &EngineCmd) -> Result<Engine, String> {
+        let mut child = Command::new(&cmd.program)
+            .args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start engine '{}': {e}", cmd.program))?;
+        let stdin = child.stdin.take().ok_or("engine has no stdin")?;
+        let stdout = child.stdout.take().ok_or("engine has no stdout")?;
+        let pid = child.id();
+        let mut e = Engine {
+            child,
+            stdin,
+            lines: BufReader::new(stdout).lines(),
+            drops: false,
+            pid,
+        };
+        e.send("uci").await?;
+        let mut cfour = false;
+        timeout(HANDSHAKE, async {
+            loop {
+                let line = e.next_line().await?;
+                let l = line.to_ascii_lowercase();
+                if l.starts_with("option name uci_variant") && l.contains("cfour") {
+                    cfour = true;
+                }
+                if line.trim() == "uciok" {
+                    return Ok::<(), String>(());
+                }
+            }
+        })
+        .await
+        .map_err(|_| "engine did not answer 'uci' with 'uciok' in time".to_string())??;
+        if cfour {
+            e.send("setoption name UCI_Variant value cfour").await?;
+            e.drops = true;
+        }
+        e.send("setoption name UCI_ShowWDL value true").await?;
+        e.ready().await?;
+        Ok(e)
+    }
+
+    pub async fn send(&mut self, line: &str) -> Result<(), String> {
+        let mut buf = line.as_bytes().to_vec();
+        buf.push(b'\n');
+        self.stdin
+            .write_all(&buf)
+            .await
+            .map_err(|e| format!("engine stopped reading: {e}"))?;
+        self.stdin
+            .flush()
+            .await
+            .map_err(|e| format!("engine stopped reading: {e}"))
+    }
+
+    /// The next output line; an error when the engine has closed its output (it died).
+    pub async fn next_line(&mut self) -> Result<String, String> {
+        match self.lines.next_line().await {
+            Ok(Some(l)) => Ok(l),
+            Ok(None) => Err(self.death().await),
+            Err(e) => Err(format!("cannot read the engine's output: {e}")),
+        }
+    }
+
+    async fn death(&mut self) -> String {
+        match timeout(Duration::from_millis(500), self.child.wait()).await {
+            Ok(Ok(st)) => format!("the engine exited ({st})"),
+            _ => "the engine closed its output".to_string(),
+        }
+    }
+
+    /// `isready`, skipping everything until `readyok`.
+    pub async fn ready(&mut self) -> Result<(), String> {
+        self.send("isready").await?;
+        timeout(HANDSHAKE, async {
+            loop {
+                if self.next_line().await?.trim() == "readyok" {
+                    return Ok::<(), String>(());
+                }
+            }
+        })
+        .await
+        .map_err(|_| "engine did not answer 'isready' in time".to_string())?
+    }
+
+    /// A move as this engine reads it: a digit, or a drop on the rank where the disc lands.
+    pub fn move_text(&self, col: usize, lands_on_rank: usize) -> String {
+        if self.drops {
+            format!("P@{}{}", (b'a' + (col as u8 - 1)) as char, lands_on_rank)
+        } else {
+            col.to_string()
+        }
+    }
+
+    pub async fn kill(mut self) {
+        let _ = self.child.start_kill();
+        let _ = timeout(Duration::from_secs(2), self.child.wait()).await;
+    }
+}
+
+/// A 1-based column from a move token: `4`, `P@d1` or `p@d1`.
+pub fn parse_move(tok: &str) -> Option<usize> {
+    if let Some(rest) = tok.strip_prefix("P@").or_else(|| tok.strip_prefix("p@")) {
+        let f = rest.chars().next()?;
+        if ('a'..='i').contains(&f) {
+            return Some(f as usize - 'a' as usize + 1);
+        }
+        return None;
+    }
+    match tok.parse::<usize>() {
+        Ok(c) if (1..=9).contains(&c) => Some(c),
+        _ => None,
+    }
+}
+
+/// A score as reported: heuristic centipawns, or proven.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    Cp(i32),
+    /// The side to move connects four with its N-th disc from now.
+    Win(u32),
+    /// The opponent connects four with its N-th disc from now.
+    Loss(u32),
+    /// `cp 0` with `wdl 0 1000 0`: the protocol's mark of a proven draw.
+    Draw,
+}
+
+/// One parsed `info ... score ... pv ...` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Info {
+    pub depth: u32,
+    pub multipv: usize,
+    pub score: Score,
+    /// `lowerbound`/`upperbound`: not the line's value.
+    pub bound: bool,
+    pub pv: Vec<usize>,
+}
+
+/// Reads an `info` line with a score; other lines (`info string`, `info depth 0` without pv) give
+/// `None` or an `Info` with an empty pv.
+pub fn parse_info(line: &str) -> Option<Info> {
+    let mut t = line.split_whitespace();
+    if t.next()? != "info" {
+        return None;
+    }
+    let (mut depth, mut multipv, mut score, mut bound, mut pv) = (0, 1, None, false, Vec::new());
+    let mut wdl_draw = false;
+    while let Some(k) = t.next() {
+        match k {
+            "string" => return None,
+            "depth" => depth = t.next()?.parse().ok()?,
+            "multipv" => multipv = t.next()?.parse().ok()?,
+            "score" => {
+                let kind = t.next()?;
+                let v: i64 = t.next()?.parse().ok()?;
+                score = Some(match kind {
+                    "cp" => Score::Cp(v.clamp(-100_000, 100_000) as i32),
+                    // clamped: an engine's absurd number must not overflow anything here
+                    "mate" if v > 0 => Score::Win(v.min(100) as u32),
+                    "mate" => Score::Loss(v.unsigned_abs().min(100) as u32),
+                    _ => return None,
+                });
+            }
+            "lowerbound" | "upperbound" => bound = true,
+            "wdl" => {
+                let w: Vec<&str> = t.by_ref().take(3).collect();
+                wdl_draw = w == ["0", "1000", "0"];
+            }
+            "pv" => {
+                pv = t.by_ref().map_while(parse_move).collect();
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut score = score?;
+    if score == Score::Cp(0) && wdl_draw {
+        score = Score::Draw;
+    }
+    Some(Info {
+        depth,
+        multipv,
+        score,
+        bound,
+        pv,
+    })
+}
+
+/// The column of `bestmove <m>`, `Some(None)` for `bestmove (none)`, `None` for other lines.
+pub fn parse_bestmove(line: &str) -> Option<Option<usize>> {
+    let mut t = line.split_whitespace();
+    if t.next() != Some("bestmove") {
+        return None;
+    }
+    Some(t.next().and_then(parse_move))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_lines_in_both_notations() {
+        let i = parse_info("info depth 3 seldepth 3 multipv 2 score mate -4 wdl 0 0 1000 nodes 5 nps 1 hashfull 0 time 1 pv P@d1 P@d2 4").unwrap();
+        assert_eq!(i.multipv, 2);
+        assert_eq!(i.score, Score::Loss(4));
+        assert_eq!(i.pv, vec![4, 4, 4]);
+        let d = parse_info("info depth 9 multipv 1 score cp 0 wdl 0 1000 0 pv 3").unwrap();
+        assert_eq!(d.score, Score::Draw);
+        let h = parse_info("info depth 9 multipv 1 score cp 0 wdl 119 762 119 pv 3").unwrap();
+        assert_eq!(h.score, Score::Cp(0));
+        assert!(parse_info("info string error: x").is_none());
+        let m = parse_info("info score mate -9223372036854775808 pv 1").unwrap();
+        assert_eq!(m.score, Score::Loss(100));
+    }
+
+    #[test]
+    fn bestmove_lines() {
+        assert_eq!(parse_bestmove("bestmove 4"), Some(Some(4)));
+        assert_eq!(parse_bestmove("bestmove P@g3"), Some(Some(7)));
+        assert_eq!(parse_bestmove("bestmove (none)"), Some(None));
+        assert_eq!(parse_bestmove("info depth 1"), None);
+    }
+}

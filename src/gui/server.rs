@@ -1,0 +1,355 @@
+//! The HTTP side: the embedded page, a small JSON API per session, and a server-sent event
+//! stream of the session's state. Every answer to a bad request is a 4xx with a JSON
+//! `{"error": "..."}` and leaves the session as it was.
+
+use super::engine::EngineCmd;
+use super::game;
+use super::session::{Session, Side, MOVETIME_MAX, MOVETIME_MIN};
+use crate::board::Size;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+use tokio_stream::wrappers::WatchStream;
+use tokio_stream::StreamExt;
+
+/// At most this many games (each with its engine process) at once; a new one ends the game
+/// that was used least recently.
+pub const MAX_SESSIONS: usize = 8;
+/// Requests carry a few small fields; anything larger is refused unread.
+const BODY_LIMIT: usize = 16 * 1024;
+
+const INDEX: &str = include_str!("web/index.html");
+const SCRIPT: &str = include_str!("web/app.js");
+const STYLE: &str = include_str!("web/style.css");
+const ICON: &str = include_str!("web/icon.svg");
+
+pub struct App {
+    engine: EngineCmd,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    ids: RandomState,
+    counter: std::sync::atomic::AtomicU64,
+}
+
+type Shared = Arc<App>;
+
+/// `loopback`: the server listens on a loopback address, so every request must name this
+/// machine in its `Host` (a web page elsewhere cannot then reach the games by DNS rebinding).
+pub fn router(engine: EngineCmd, loopback: bool) -> Router {
+    let app = Arc::new(App {
+        engine,
+        sessions: Mutex::new(HashMap::new()),
+        ids: RandomState::new(),
+        counter: Default::default(),
+    });
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page("text/html; charset=utf-8", INDEX) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page("text/javascript; charset=utf-8", SCRIPT) }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { page("text/css; charset=utf-8", STYLE) }),
+        )
+        .route("/icon.svg", get(|| async { page("image/svg+xml", ICON) }))
+        .route("/api/session", post(create))
+        .route("/api/session/{id}", get(state))
+        .route("/api/session/{id}/events", get(events))
+        .route("/api/session/{id}/move", post(play))
+        .route("/api/session/{id}/undo", post(undo))
+        .route("/api/session/{id}/redo", post(redo))
+        .route("/api/session/{id}/new", post(new_game))
+        .route("/api/session/{id}/settings", post(settings))
+        .route("/api/session/{id}/position", post(position))
+        .route("/api/session/{id}/analyse", post(analyse))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
+        .method_not_allowed_fallback(|| async {
+            error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "this method is not allowed here".into(),
+            )
+        })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(loopback, check_host))
+        .with_state(app)
+}
+
+async fn check_host(
+    State(loopback): State<bool>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if loopback {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        let name = match host.rsplit_once(':') {
+            Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
+            _ => host,
+        };
+        if !matches!(name, "127.0.0.1" | "localhost" | "[::1]") {
+            return error(
+                StatusCode::FORBIDDEN,
+                format!("this server answers only requests for this machine, not '{host}'"),
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+fn page(kind: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// A refused request: its status and the reason, sent as `{"error": "..."}`.
+pub struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(serde_json::json!({ "error": self.1 }))).into_response()
+    }
+}
+
+fn error(code: StatusCode, msg: String) -> ApiError {
+    ApiError(code, msg)
+}
+
+type Answer = Result<Response, ApiError>;
+
+fn ok(snapshot: String) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], snapshot).into_response()
+}
+
+fn session(app: &App, id: &str) -> Result<Arc<Session>, ApiError> {
+    let s = app
+        .sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(id)
+        .cloned();
+    s.ok_or_else(|| {
+        error(
+            StatusCode::NOT_FOUND,
+            format!("no game '{id}' (it may have ended to make room for a newer one)"),
+        )
+    })
+}
+
+/// Turns a refused JSON body into a 4xx that says why.
+fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    b.map(|Json(t)| t)
+        .map_err(|e| error(e.status(), format!("bad request body: {}", e.body_text())))
+}
+
+/// Applies a checked change; the error of a refused one is a 409 (legal JSON, impossible now).
+fn apply(
+    app: &App,
+    id: &str,
+    f: impl FnOnce(&mut super::session::State) -> Result<(), String>,
+) -> Answer {
+    session(app, id)?
+        .change(f)
+        .map(ok)
+        .map_err(|msg| error(StatusCode::CONFLICT, msg))
+}
+
+async fn create(State(app): State<Shared>) -> Response {
+    let mut h = app.ids.build_hasher();
+    h.write_u64(
+        app.counter
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+    );
+    h.write_u128(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    let id = format!("{:016x}", h.finish());
+    let s = Session::new(id.clone(), app.engine.clone());
+    let mut all = app.sessions.lock().unwrap_or_else(|e| e.into_inner());
+    while all.len() >= MAX_SESSIONS {
+        let oldest = all
+            .iter()
+            .min_by_key(|(_, s)| s.lock().last_seen)
+            .map(|(k, _)| k.clone());
+        match oldest.and_then(|k| all.remove(&k)) {
+            Some(old) => old.close(),
+            None => break,
+        }
+    }
+    all.insert(id, s.clone());
+    drop(all);
+    (StatusCode::CREATED, ok(s.snapshot())).into_response()
+}
+
+async fn state(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    let s = session(&app, &id)?;
+    s.touch();
+    Ok(ok(s.snapshot()))
+}
+
+async fn events(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    let s = session(&app, &id)?;
+    s.touch();
+    // every new snapshot is one `state` event; a slow reader skips to the latest; the stream
+    // ends when the session is dropped (its sender goes away)
+    let stream = WatchStream::new(s.subscribe())
+        .map(|json| Ok::<_, Infallible>(Event::default().event("state").data(json)));
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveReq {
+    column: usize,
+}
+
+async fn play(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    b: Result<Json<MoveReq>, JsonRejection>,
+) -> Answer {
+    let m = body(b)?;
+    apply(&app, &id, |st| st.play(m.column))
+}
+
+async fn undo(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    apply(&app, &id, |st| st.undo())
+}
+
+async fn redo(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    apply(&app, &id, |st| st.redo())
+}
+
+async fn analyse(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    apply(&app, &id, |st| st.want_analysis())
+}
+
+fn bad(msg: String) -> ApiError {
+    error(StatusCode::BAD_REQUEST, msg)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewReq {
+    size: Option<String>,
+    engine: Option<String>,
+}
+
+async fn new_game(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    b: Result<Json<NewReq>, JsonRejection>,
+) -> Answer {
+    let req = body(b)?;
+    let size = req
+        .size
+        .map(|s| s.parse::<Size>().map_err(|e| bad(e.to_string())))
+        .transpose()?;
+    let side = req
+        .engine
+        .as_deref()
+        .map(Side::parse)
+        .transpose()
+        .map_err(bad)?;
+    apply(&app, &id, |st| {
+        if let Some(side) = side {
+            st.engine_side = side;
+        }
+        let size = size.unwrap_or(st.size);
+        st.new_game(size, Vec::new());
+        Ok(())
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsReq {
+    engine: Option<String>,
+    movetime: Option<u64>,
+    analysis_always: Option<bool>,
+}
+
+async fn settings(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    b: Result<Json<SettingsReq>, JsonRejection>,
+) -> Answer {
+    let req = body(b)?;
+    let side = req
+        .engine
+        .as_deref()
+        .map(Side::parse)
+        .transpose()
+        .map_err(bad)?;
+    if let Some(t) = req.movetime {
+        if !(MOVETIME_MIN..=MOVETIME_MAX).contains(&t) {
+            return Err(bad(format!(
+                "thinking time {t} ms is out of range {MOVETIME_MIN}..{MOVETIME_MAX}"
+            )));
+        }
+    }
+    apply(&app, &id, |st| {
+        if let Some(s) = side {
+            st.engine_side = s;
+        }
+        if let Some(t) = req.movetime {
+            st.movetime = t;
+        }
+        if let Some(a) = req.analysis_always {
+            st.analysis_always = a;
+        }
+        Ok(())
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PositionReq {
+    text: String,
+    size: Option<String>,
+}
+
+async fn position(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    b: Result<Json<PositionReq>, JsonRejection>,
+) -> Answer {
+    let req = body(b)?;
+    let s = session(&app, &id)?;
+    let size = match &req.size {
+        Some(t) => t.parse::<Size>().map_err(|e| bad(e.to_string()))?,
+        None => s.lock().size,
+    };
+    let moves = game::parse_position(size, &req.text).map_err(bad)?;
+    apply(&app, &id, |st| {
+        st.new_game(size, moves);
+        Ok(())
+    })
+}

@@ -1,0 +1,50 @@
+//! Runs the browser tests of `vier gui` (tests/gui/test_gui.py: headless Chromium driven by
+//! selenium, and raw HTTP requests) against the binary under test. Chromium, chromedriver and
+//! selenium are installed by .ci/run; without them the Python run fails and says what is missing.
+//!
+//! The tests save a screenshot of a game with the analysis shown: to the target directory, or
+//! wherever VIER_GUI_SCREENSHOT says (`VIER_GUI_SCREENSHOT=$PWD/docs/gui.png cargo test --test
+//! gui` renews the committed one). VIER_GUI_TIMINGS names a file for the click-to-disc times.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+#[test]
+fn browser_and_http_tests() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let shot = std::env::var_os("VIER_GUI_SCREENSHOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gui.png"));
+    let _ = std::fs::remove_file(&shot);
+    let out = Command::new("python3")
+        .arg("tests/gui/test_gui.py")
+        .current_dir(root)
+        .env("VIER_BIN", env!("CARGO_BIN_EXE_vier"))
+        .env("VIER_GUI_SCREENSHOT", &shot)
+        .output()
+        .expect("python3 must be installed to run the browser tests");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "tests/gui/test_gui.py failed:\n{stdout}\n{stderr}"
+    );
+    // unittest prints "Ran N tests"; zero would be a broken suite, not a pass
+    let ran = stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Ran ")?
+                .split_whitespace()
+                .next()?
+                .parse::<u32>()
+                .ok()
+        })
+        .unwrap_or(0);
+    assert!(ran > 0, "tests/gui/test_gui.py ran no test:\n{stderr}");
+    let png = std::fs::read(&shot).unwrap_or_default();
+    assert!(
+        png.starts_with(b"\x89PNG"),
+        "no screenshot was saved to {}",
+        shot.display()
+    );
+}

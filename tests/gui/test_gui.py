@@ -1,0 +1,561 @@
+"""Browser tests of `vier gui`: headless Chromium driven by selenium, plus raw HTTP checks.
+
+Run by tests/gui.rs (`cargo test`), which passes the binary as VIER_BIN. Every wait polls the
+page until a condition holds or a generous limit passes; no assertion depends on timing.
+"""
+
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+VIER = os.environ.get("VIER_BIN", "")
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SCREENSHOT = os.environ.get("VIER_GUI_SCREENSHOT", "")
+TIMINGS = os.environ.get("VIER_GUI_TIMINGS", "")
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+except ImportError:
+    sys.exit("selenium is missing: `python3 -m pip install selenium` (.ci/run installs it)")
+
+
+def chromium_paths():
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not browser or not driver:
+        sys.exit(
+            "Chromium or chromedriver is missing: `apt-get install chromium chromium-driver` "
+            "(.ci/run installs them)"
+        )
+    return browser, driver
+
+
+class Server:
+    """A `vier gui` process on a free port of 127.0.0.1."""
+
+    def __init__(self, *extra):
+        if not VIER or not os.path.exists(VIER):
+            sys.exit(f"VIER_BIN must name the vier binary (got '{VIER}')")
+        self.proc = subprocess.Popen(
+            [VIER, "gui", "--no-open", "--port", "0", *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        line = self.proc.stdout.readline()
+        if "http://" not in line:
+            self.proc.kill()
+            raise RuntimeError(f"vier gui printed no address: {line!r}")
+        self.url = line.split()[2]
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        self.proc.stdout.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def request(self, method, path, body=None, raw=None, ctype="application/json"):
+        """(status, parsed JSON or text) of one request; 4xx and 5xx are answers too."""
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        req = urllib.request.Request(self.url.rstrip("/") + path, data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", ctype)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                status, text = r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            status, text = e.code, e.read().decode()
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
+
+def wait_for(what, cond, limit=60.0):
+    """Polls `cond` until it returns something true; fails with `what` after `limit` seconds."""
+    end = time.monotonic() + limit
+    while True:
+        v = cond()
+        if v:
+            return v
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+class Page:
+    def __init__(self, driver, url):
+        self.d = driver
+        self.d.get(url)
+        self.wait_loaded()
+
+    def wait_loaded(self):
+        wait_for("the board", lambda: self.d.find_elements(By.CSS_SELECTOR, "[data-cell]"))
+        wait_for("a game", lambda: self.d.execute_script("return !!window.vierGame"))
+
+    def state(self):
+        return self.d.execute_script("return window.vierGame")
+
+    def status(self):
+        return self.d.find_element(By.CSS_SELECTOR, "[data-status]").get_attribute("data-status")
+
+    def disc(self, col, row):
+        return self.d.find_element(By.CSS_SELECTOR, f'[data-cell="{col},{row}"]').get_attribute(
+            "data-disc"
+        )
+
+    def discs(self):
+        return sum(
+            1
+            for el in self.d.find_elements(By.CSS_SELECTOR, "[data-cell]")
+            if el.get_attribute("data-disc")
+        )
+
+    def click(self, col):
+        self.d.find_element(By.CSS_SELECTOR, f'[data-column="{col}"]').click()
+
+    def choose(self, select_id, value):
+        Select(self.d.find_element(By.ID, select_id)).select_by_value(value)
+
+    def person_to_move(self):
+        s = self.state()
+        return s["status"] != "playing" or s["engine_side"] != s["to_move"]
+
+    def settle(self):
+        """Waits until the engine has nothing to play: the game is over or it is a person's turn."""
+        wait_for("the engine's move", self.person_to_move)
+        return self.state()
+
+
+def new_driver():
+    browser, driver = chromium_paths()
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = browser
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        opts.add_argument(a)
+    return webdriver.Chrome(options=opts, service=Service(executable_path=driver))
+
+
+class BrowserTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server()
+        cls.driver = new_driver()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+
+    def setUp(self):
+        # a fresh tab: its own session and game
+        self.driver.switch_to.new_window("tab")
+        self.page = Page(self.driver, self.server.url)
+
+    def tearDown(self):
+        self.driver.close()
+        self.driver.switch_to.window(self.driver.window_handles[0])
+
+    def test_page_opens_on_7x6_against_the_engine_with_the_person_first(self):
+        p = self.page
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "[data-cell]")), 42)
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "[data-column]")), 7)
+        self.assertEqual(p.status(), "playing")
+        self.assertEqual(p.discs(), 0)
+        self.assertEqual(p.state()["engine_side"], "o")
+        self.assertIn("Your turn", self.driver.find_element(By.ID, "status").text)
+
+    def test_engine_first_at_100ms_wins_a_whole_game_played_by_clicks(self):
+        p = self.page
+        p.choose("movetime", "100")
+        wait_for("movetime", lambda: p.state()["movetime"] == 100)
+        p.choose("side", "x")
+        self.driver.find_element(By.ID, "new").click()
+        wait_for("the engine's first disc", lambda: p.disc(4, 1) == "x" or p.discs() == 1)
+        while True:
+            s = p.settle()
+            if s["status"] != "playing":
+                break
+            # a weak person who still makes the engine search: a fixed order of preferences
+            col = next(c for c in (3, 5, 4, 2, 6, 1, 7) if c in s["legal"])
+            before = len(s["moves"])
+            p.click(col)
+            wait_for("the click's disc", lambda: len(p.state()["moves"]) > before)
+        self.assertEqual(p.status(), "x-wins")
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, ".cell.win")), 4)
+        self.assertIn("engine", self.driver.find_element(By.ID, "status").text.lower())
+        times = self.driver.execute_script("return window.vierTimings")
+        self.assertGreater(len(times), 0)
+        line = (
+            f"click-to-engine-disc at 100 ms: {len(times)} moves, "
+            f"median {statistics.median(times):.0f} ms, worst {max(times):.0f} ms"
+        )
+        print(line, file=sys.stderr)
+        if TIMINGS:
+            with open(TIMINGS, "w") as f:
+                f.write(line + "\n" + json.dumps(times) + "\n")
+
+    def analyse(self, moves):
+        p = self.page
+        p.choose("side", "none")
+        wait_for("two people", lambda: p.state()["engine_side"] == "none")
+        box = self.driver.find_element(By.ID, "paste")
+        box.clear()
+        box.send_keys(moves)
+        self.driver.find_element(By.CSS_SELECTOR, "#paste-form button").click()
+        wait_for("the position", lambda: p.state()["moves"] == moves)
+        self.driver.find_element(By.ID, "analyse").click()
+        row = self.driver.find_element(By.ID, "analysis")
+        wait_for(
+            "the analysis",
+            lambda: row.get_attribute("data-complete") == "true"
+            and row.get_attribute("data-moves") == moves,
+        )
+        shown = []
+        for c in range(1, p.state()["width"] + 1):
+            el = self.driver.find_element(By.CSS_SELECTOR, f'[data-analysis-column="{c}"]')
+            shown.append(el.get_attribute("data-score") or "-")
+        return shown
+
+    def test_analysis_equals_vier_solve_all(self):
+        for moves in ("32164", "444433256", "4455"):
+            solved = subprocess.run(
+                [VIER, "solve", "--all"], input=moves + "\n", capture_output=True, text=True
+            ).stdout.split()
+            shown = self.analyse(moves)
+            self.assertEqual(shown, solved[1:8], f"position {moves}")
+            best = self.driver.find_elements(By.CSS_SELECTOR, "#analysis .best")
+            top = max(int(v) for v in shown if v != "-")
+            self.assertEqual(
+                sorted(int(b.get_attribute("data-analysis-column")) for b in best),
+                [i + 1 for i, v in enumerate(shown) if v != "-" and int(v) == top],
+            )
+
+    def test_a_full_column_has_no_value(self):
+        shown = self.analyse("444444")
+        solved = subprocess.run(
+            [VIER, "solve", "--all"], input="444444\n", capture_output=True, text=True
+        ).stdout.split()
+        self.assertEqual(shown[3], "-")
+        self.assertEqual(shown, solved[1:8])
+
+    def test_undo_and_redo_against_the_engine(self):
+        p = self.page
+        p.choose("movetime", "100")
+        p.click(4)
+        s = wait_for("the engine's reply", lambda: len(p.state()["moves"]) == 2 and p.state())
+        reply = int(s["moves"][1])
+        self.driver.find_element(By.ID, "undo").click()
+        wait_for("the undo", lambda: p.state()["moves"] == "")
+        self.assertEqual(p.discs(), 0)
+        self.assertEqual(p.disc(4, 1), "")
+        self.driver.find_element(By.ID, "redo").click()
+        wait_for("the redo", lambda: p.state()["moves"] == s["moves"])
+        self.assertEqual(p.disc(4, 1), "x")
+        self.assertEqual(p.disc(reply, 2 if reply == 4 else 1), "o")
+
+    def test_5x4_game_against_the_engine(self):
+        p = self.page
+        p.choose("movetime", "100")
+        p.choose("size", "5x4")
+        wait_for("the 5x4 board", lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "[data-cell]")) == 20)
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "[data-column]")), 5)
+        moves = 0
+        while True:
+            s = p.settle()
+            if s["status"] != "playing":
+                break
+            col = s["legal"][len(s["moves"]) % len(s["legal"])]
+            before = len(s["moves"])
+            p.click(col)
+            wait_for("the click's disc", lambda: len(p.state()["moves"]) > before)
+            moves += 1
+        self.assertIn(p.status(), ("x-wins", "o-wins", "draw"))
+        self.assertGreater(moves, 1)
+        self.assertEqual(p.discs(), len(p.state()["moves"]))
+
+    def test_two_people_need_no_engine(self):
+        # a server whose engine cannot even start
+        srv = Server("--engine", os.path.join(HERE, "no-such-engine"))
+        try:
+            self.two_people(Page(self.driver, srv.url))
+        finally:
+            srv.stop()
+
+    def two_people(self, p):
+        p.choose("side", "none")
+        wait_for("two people", lambda: p.state()["engine_side"] == "none")
+        for c in (4, 3, 4):
+            n = len(p.state()["moves"])
+            p.click(c)
+            wait_for("the disc", lambda: len(p.state()["moves"]) == n + 1)
+        self.assertEqual(p.state()["moves"], "434")
+        self.assertEqual((p.disc(4, 1), p.disc(3, 1), p.disc(4, 2)), ("x", "o", "x"))
+        self.assertEqual(p.state()["engine"]["state"], "error")
+        self.assertIn("Orange", self.driver.find_element(By.ID, "status").text)
+
+    def test_keys_play_and_undo(self):
+        p = self.page
+        p.choose("side", "none")
+        wait_for("two people", lambda: p.state()["engine_side"] == "none")
+        body = self.driver.find_element(By.TAG_NAME, "body")
+        body.send_keys("5")
+        wait_for("the disc in column 5", lambda: p.disc(5, 1) == "x")
+        body.send_keys("u")
+        wait_for("the undo", lambda: p.disc(5, 1) == "")
+        # a column button with the keyboard focus plays on Enter
+        self.driver.find_element(By.CSS_SELECTOR, '[data-column="2"]').send_keys("\n")
+        wait_for("the disc in column 2", lambda: p.disc(2, 1) == "x")
+
+    def test_two_tabs_keep_their_own_games(self):
+        p = self.page
+        p.choose("side", "none")
+        wait_for("two people", lambda: p.state()["engine_side"] == "none")
+        p.click(1)
+        wait_for("the disc", lambda: p.disc(1, 1) == "x")
+        mine = self.driver.current_window_handle
+        my_id = p.state()["id"]
+        self.driver.switch_to.new_window("tab")
+        other = Page(self.driver, self.server.url)
+        self.assertEqual(other.discs(), 0)
+        self.assertNotEqual(other.state()["id"], my_id)
+        other.choose("side", "none")
+        wait_for("two people", lambda: other.state()["engine_side"] == "none")
+        other.click(7)
+        wait_for("the disc", lambda: other.disc(7, 1) == "x")
+        self.driver.close()
+        self.driver.switch_to.window(mine)
+        self.assertEqual(p.state()["moves"], "1")
+        self.assertEqual(p.disc(7, 1), "")
+
+    def test_a_crashed_engine_is_reported_in_the_page_and_restarted(self):
+        p = self.page
+        p.choose("movetime", "100")
+        pid = wait_for("the engine", lambda: p.state()["engine"]["pid"])
+        os.kill(pid, signal.SIGKILL)
+        p.click(4)
+        th = self.driver.find_element(By.ID, "thinking")
+        wait_for("the report", lambda: "restarted" in th.text)
+        self.assertIn("Engine problem", th.text)
+        wait_for("the restarted engine's move", lambda: len(p.state()["moves"]) == 2)
+        self.assertNotEqual(p.state()["engine"]["pid"], pid)
+
+    def test_screenshot_of_a_game_with_the_analysis(self):
+        p = self.page
+        p.choose("movetime", "100")
+        self.driver.find_element(By.ID, "always").click()
+        for c in (4, 3, 5):
+            n = len(p.state()["moves"])
+            p.click(c)
+            wait_for("the engine's reply", lambda: len(p.state()["moves"]) == n + 2)
+        row = self.driver.find_element(By.ID, "analysis")
+        wait_for("the analysis", lambda: row.get_attribute("data-complete") == "true")
+        self.assertEqual(
+            len(self.driver.find_elements(By.CSS_SELECTOR, "#analysis [data-score]")), 7
+        )
+        if SCREENSHOT:
+            # a still picture: the falling discs landed, the pointer off the board
+            wait_for("the animations", lambda: self.driver.execute_script(
+                "return document.getAnimations().length === 0"))
+            ActionChains(self.driver).move_to_element(
+                self.driver.find_element(By.TAG_NAME, "h1")).perform()
+            self.driver.save_screenshot(SCREENSHOT)
+
+
+class HttpTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def new(self):
+        st, snap = self.server.request("POST", "/api/session")
+        self.assertEqual(st, 201)
+        sid = snap["id"]
+        st, snap = self.server.request("POST", f"/api/session/{sid}/settings", {"engine": "none"})
+        self.assertEqual(st, 200)
+        st, snap = self.server.request("POST", f"/api/session/{sid}/move", {"column": 4})
+        self.assertEqual(st, 200)
+        return sid, snap
+
+    def assert_unchanged(self, sid, snap):
+        st, now = self.server.request("GET", f"/api/session/{sid}")
+        self.assertEqual(st, 200)
+        # the game, not the version: the engine's own state changes on its own
+        for key in ("moves", "size", "engine_side", "movetime", "analysis_always", "can_redo"):
+            self.assertEqual(now[key], snap[key], key)
+        self.assertTrue(self.server.alive())
+
+    def test_bad_requests_get_a_4xx_with_a_reason_and_change_nothing(self):
+        sid, snap = self.new()
+        base = f"/api/session/{sid}"
+        cases = [
+            ("POST", base + "/move", None, b"{not json", 400),
+            ("POST", base + "/move", None, b'{"column": "four"}', 422),
+            ("POST", base + "/move", None, b'{"column": 4, "extra": 1}', 422),
+            ("POST", base + "/move", None, b"x" * (1 << 20), 413),
+            ("POST", base + "/move", {"column": 0}, None, 409),
+            ("POST", base + "/move", {"column": 8}, None, 409),
+            ("POST", base + "/move", {"column": -1}, None, 422),
+            ("POST", base + "/settings", {"movetime": 0}, None, 400),
+            ("POST", base + "/settings", {"engine": "martian"}, None, 400),
+            ("POST", base + "/new", {"size": "9x9"}, None, 400),
+            ("POST", base + "/position", {"text": "4444444"}, None, 400),
+            ("POST", base + "/position", {"text": "8/7/7/7/7/7 x"}, None, 400),
+            ("POST", base + "/redo", None, None, 409),
+            ("GET", "/etc/passwd", None, None, 404),
+            ("GET", "/../Cargo.toml", None, None, 404),
+            ("GET", "/api/session/nosuchgame", None, None, 404),
+            ("DELETE", base, None, None, 405),
+        ]
+        for method, path, body, raw, want in cases:
+            st, answer = self.server.request(method, path, body=body, raw=raw)
+            self.assertEqual(st, want, f"{method} {path} {body or (raw or b'')[:30]}")
+            self.assertTrue(answer.get("error"), f"a reason for {path}: {answer}")
+            self.assert_unchanged(sid, snap)
+
+    def test_a_filled_column_and_a_finished_game_refuse_moves(self):
+        sid, snap = self.new()
+        for c in (4, 4, 4, 4, 4):
+            self.assertEqual(self.server.request("POST", f"/api/session/{sid}/move", {"column": c})[0], 200)
+        st, snap = self.server.request("GET", f"/api/session/{sid}")
+        st, answer = self.server.request("POST", f"/api/session/{sid}/move", {"column": 4})
+        self.assertEqual(st, 409)
+        self.assertIn("full", answer["error"])
+        self.assert_unchanged(sid, snap)
+        for c in (1, 3, 1, 3, 1, 3, 1):
+            self.server.request("POST", f"/api/session/{sid}/move", {"column": c})
+        st, snap = self.server.request("GET", f"/api/session/{sid}")
+        self.assertEqual(snap["status"], "x-wins")
+        st, answer = self.server.request("POST", f"/api/session/{sid}/move", {"column": 2})
+        self.assertEqual(st, 409)
+        self.assert_unchanged(sid, snap)
+
+    def test_a_killed_engine_is_reported_and_restarted(self):
+        st, snap = self.server.request("POST", "/api/session")
+        sid = snap["id"]
+        self.server.request("POST", f"/api/session/{sid}/settings", {"movetime": 100})
+        self.server.request("POST", f"/api/session/{sid}/move", {"column": 4})
+        snap = wait_for(
+            "the engine's reply",
+            lambda: (s := self.server.request("GET", f"/api/session/{sid}")[1])["to_move"] == "x"
+            and s["engine"]["pid"]
+            and s,
+        )
+        os.kill(snap["engine"]["pid"], signal.SIGKILL)
+        # the engine is dead: a move is still answered, and the engine comes back to reply
+        st, _ = self.server.request("POST", f"/api/session/{sid}/move", {"column": 3})
+        self.assertEqual(st, 200)
+        snap = wait_for(
+            "the restarted engine's reply",
+            lambda: len((s := self.server.request("GET", f"/api/session/{sid}")[1])["moves"]) == 4
+            and s,
+        )
+        self.assertEqual(snap["engine"]["restarts"], 1)
+        self.assertTrue(self.server.alive())
+
+    def test_an_engine_that_cannot_start_is_reported_and_the_server_lives(self):
+        bad = Server("--engine", os.path.join(HERE, "no-such-engine"))
+        try:
+            st, snap = bad.request("POST", "/api/session")
+            sid = snap["id"]
+            st, _ = bad.request("POST", f"/api/session/{sid}/move", {"column": 4})
+            self.assertEqual(st, 200)
+            snap = wait_for(
+                "the engine error",
+                lambda: (s := bad.request("GET", f"/api/session/{sid}")[1])["engine"]["state"] == "error"
+                and s,
+            )
+            self.assertIn("cannot start engine", snap["engine"]["message"])
+            # requests after the failure: answered, and a refused one changes nothing
+            st, _ = bad.request("POST", f"/api/session/{sid}/move", {"column": 4})
+            self.assertEqual(st, 409)
+            st, after = bad.request("GET", f"/api/session/{sid}")
+            self.assertEqual(after["moves"], "4")
+            st, _ = bad.request("POST", f"/api/session/{sid}/undo")
+            self.assertEqual(st, 200)
+            self.assertTrue(bad.alive())
+        finally:
+            bad.stop()
+
+    def test_a_request_for_another_host_is_refused(self):
+        # a page elsewhere that resolves its own name to 127.0.0.1 (DNS rebinding)
+        req = urllib.request.Request(self.server.url + "api/session", data=b"", method="POST")
+        req.add_header("Host", "evil.example")
+        with self.assertRaises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=30)
+        self.assertEqual(e.exception.code, 403)
+        self.assertIn("evil.example", e.exception.read().decode())
+
+    def fake(self, mode):
+        return Server("--engine", f"{sys.executable} {os.path.join(HERE, 'fake_engine.py')} {mode}")
+
+    def test_an_engine_that_speaks_column_digits(self):
+        srv = self.fake("digits")
+        try:
+            st, snap = srv.request("POST", "/api/session")
+            sid = snap["id"]
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            snap = wait_for(
+                "the fake engine's reply",
+                lambda: (s := srv.request("GET", f"/api/session/{sid}")[1])["moves"] == "41" and s,
+            )
+            self.assertEqual(snap["engine"]["state"], "ready")
+        finally:
+            srv.stop()
+
+    def test_a_hung_engine_is_reported_and_restarted(self):
+        srv = self.fake("hang")
+        try:
+            st, snap = srv.request("POST", "/api/session")
+            sid = snap["id"]
+            srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 100})
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            snap = wait_for(
+                "the hang to be noticed",
+                lambda: (s := srv.request("GET", f"/api/session/{sid}")[1])["engine"]["restarts"] > 0
+                and s,
+            )
+            self.assertIn("hung", snap["engine"]["message"])
+            self.assertEqual(snap["moves"], "4")
+            # the person can take the game over meanwhile
+            st, snap = srv.request("POST", f"/api/session/{sid}/settings", {"engine": "none"})
+            self.assertEqual(st, 200)
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 3})[0], 200)
+            self.assertTrue(srv.alive())
+        finally:
+            srv.stop()
+
+    def test_only_127_0_0_1_by_default_and_the_page_is_embedded(self):
+        self.assertTrue(self.server.url.startswith("http://127.0.0.1:"))
+        for path, kind in (("/", "<!doctype html>"), ("/app.js", "EventSource"), ("/style.css", ".cell")):
+            st, text = self.server.request("GET", path)
+            self.assertEqual(st, 200)
+            self.assertIn(kind, text)
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    sys.exit(0 if result.wasSuccessful() and result.testsRun > 0 else 1)
