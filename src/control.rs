@@ -136,6 +136,11 @@ impl NodeBudget {
         }
     }
 
+    /// What is left of the budget for a counter at `nodes` (`None`: no limit).
+    pub fn remaining(&self, nodes: u64) -> Option<u64> {
+        (self.max != u64::MAX).then(|| self.max.saturating_sub(nodes.wrapping_sub(self.start)))
+    }
+
     /// Whether a counter at `nodes` has used the budget up.
     #[inline(always)]
     pub fn spent(&self, nodes: u64) -> bool {

@@ -35,6 +35,9 @@ enum Cmd {
         /// the rest is fixed); the empty 7x6 board wants 1024 or more.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+        /// Threads that search each position together (sharing the table).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+        threads: u16,
         /// Opening book file to use instead of the one built in.
         #[arg(long, conflicts_with = "no_book")]
         book: Option<std::path::PathBuf>,
@@ -199,6 +202,7 @@ fn main() -> ExitCode {
             all,
             size,
             hash,
+            threads,
             book,
             no_book,
         }) => {
@@ -219,6 +223,7 @@ fn main() -> ExitCode {
                 all,
                 size,
                 hash_mb: hash,
+                threads: threads as usize,
                 book,
             };
             let stdin = io::stdin().lock();

@@ -28,12 +28,20 @@ const NEAR_PLIES: u32 = 22;
 const NEAR_TABLE_MB: usize = 1;
 /// Enhanced transposition cutoffs (probing every child before searching any) below this ply.
 const ETC_PLIES: u32 = 64;
+/// Helper threads order moves differently within this many plies of the root, so that they
+/// search other subtrees first and fill the shared table with what the main thread needs next.
+const JITTER_PLIES: u32 = 3;
+/// A search with helpers first runs alone for this many nodes (see [`Solver::set_threads`]).
+pub const RACE_AFTER_NODES: u64 = 100_000;
+/// The most threads a solver runs.
+pub const MAX_THREADS: usize = 64;
 
 /// The solver with its table and statistics. Reuse one for many positions: the table carries over
 /// unless [`Solver::clear`] is called.
 pub struct Solver {
-    /// Positions near the root of a search: few, expensive, worth a large table.
-    tt: TransTable,
+    /// Positions near the root of a search: few, expensive, worth a large table; shared with
+    /// the helper threads.
+    tt: Arc<TransTable>,
     /// Positions with at least `NEAR_PLIES` discs: many cheap ones, kept in a table small
     /// enough to stay in the CPU cache (a probe into a large table is a cache miss, and the
     /// misses, not the arithmetic, bound the node rate).
@@ -41,6 +49,16 @@ pub struct Solver {
     nodes: u64,
     /// The stop rule of the search this solver works for, if any.
     control: Option<Arc<SearchControl>>,
+    /// Stopped when the first thread of a race finishes (see [`Solver::set_threads`]).
+    race: Option<Arc<SearchControl>>,
+    /// Solvers for the helper threads, sharing `tt` (empty: one thread).
+    helpers: Vec<Solver>,
+    /// 0 for the main thread; a helper's number, which varies its move order.
+    jitter: u32,
+    /// Discs on the board at the root of the running search.
+    root_moves: u32,
+    /// Nodes a search runs alone before the helpers join.
+    race_after: u64,
     /// The work the current call may do.
     budget: NodeBudget,
     stopped: bool,
@@ -88,11 +106,20 @@ impl Solver {
     }
 
     pub fn with_table(tt: TransTable) -> Solver {
+        Solver::sharing(Arc::new(tt), 0)
+    }
+
+    fn sharing(tt: Arc<TransTable>, jitter: u32) -> Solver {
         Solver {
             tt,
             near: TransTable::new(NEAR_TABLE_MB),
             nodes: 0,
             control: None,
+            race: None,
+            helpers: Vec::new(),
+            jitter,
+            root_moves: 0,
+            race_after: RACE_AFTER_NODES,
             budget: NodeBudget::UNLIMITED,
             stopped: false,
             book: None,
@@ -105,9 +132,35 @@ impl Solver {
     /// Installs (or removes) an opening book: positions it holds are not searched. A book for
     /// another board size is never consulted.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
+        for h in &mut self.helpers {
+            h.set_book(book.clone());
+        }
         self.book_moves = book.as_ref().map_or(0, |b| b.depth() + 1);
         self.book_line_moves = book.as_ref().map_or(0, |b| b.max_moves() + 1);
         self.book = book;
+    }
+
+    /// Solves with `threads` threads from now on (1..=[`MAX_THREADS`]): helpers search the same
+    /// position at the same time through the shared table, each with its move order varied near
+    /// the root, and the first thread to finish gives the answer (Lazy SMP). The table is kept.
+    pub fn set_threads(&mut self, threads: usize) {
+        let n = threads.clamp(1, MAX_THREADS) - 1;
+        self.helpers.truncate(n);
+        while self.helpers.len() < n {
+            let mut h = Solver::sharing(self.tt.clone(), self.helpers.len() as u32 + 1);
+            h.set_book(self.book.clone());
+            self.helpers.push(h);
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
+    }
+
+    /// How many nodes a search runs alone before its helpers join (default
+    /// [`RACE_AFTER_NODES`]; 0 races every search, as the tests do).
+    pub fn set_race_after(&mut self, nodes: u64) {
+        self.race_after = nodes;
     }
 
     pub fn book(&self) -> Option<&Arc<Book>> {
@@ -144,8 +197,15 @@ impl Solver {
 
     /// Forgets the tables: the next search starts from nothing.
     pub fn clear(&mut self) {
-        self.tt.clear();
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.clear(),
+            // helpers hold the table only while they search, so this does not happen
+            None => self.tt = Arc::new(TransTable::with_buckets(self.tt.size_bytes() / 64)),
+        }
         self.near.clear();
+        for h in &mut self.helpers {
+            h.near.clear();
+        }
     }
 
     pub fn table(&self) -> &TransTable {
@@ -196,6 +256,72 @@ impl Solver {
         p: &Position<W, H>,
         weak: bool,
     ) -> Result<i32, Stopped> {
+        if self.helpers.is_empty() || p.is_game_over() || p.can_win_next() {
+            return self.solve_window_alone(p, weak);
+        }
+        // Most positions take a few thousand nodes, less than starting the helpers costs: try
+        // alone first, and race only if that was not enough (the table keeps the work).
+        let outer = self.budget;
+        let cap = outer
+            .remaining(self.nodes)
+            .map_or(self.race_after, |r| r.min(self.race_after));
+        self.budget = NodeBudget::start(self.nodes, Some(cap));
+        let alone = self.solve_window_alone(p, weak);
+        self.budget = outer;
+        let limited =
+            self.control.as_ref().is_some_and(|c| c.must_stop()) || self.budget.spent(self.nodes);
+        match alone {
+            Ok(v) => Ok(v),
+            Err(Stopped) if limited => Err(Stopped),
+            Err(Stopped) => self.race(|s| s.solve_window_alone(p, weak)),
+        }
+    }
+
+    /// Runs `search` on this solver and on every helper at once; the first to finish answers
+    /// and stops the others. Nodes and book hits add up.
+    fn race<F>(&mut self, search: F) -> Result<i32, Stopped>
+    where
+        F: Fn(&mut Solver) -> Result<i32, Stopped> + Sync,
+    {
+        let race = SearchControl::unlimited();
+        let first: std::sync::Mutex<Option<i32>> = std::sync::Mutex::new(None);
+        let finish = |r: Result<i32, Stopped>| {
+            if let Ok(v) = r {
+                let mut f = first.lock().unwrap_or_else(|e| e.into_inner());
+                f.get_or_insert(v);
+                race.stop();
+            }
+        };
+        let mut helpers = std::mem::take(&mut self.helpers);
+        std::thread::scope(|scope| {
+            for h in helpers.iter_mut() {
+                h.control = self.control.clone();
+                h.race = Some(race.clone());
+                h.budget = NodeBudget::start(h.nodes, self.budget.remaining(self.nodes));
+                let (search, finish) = (&search, &finish);
+                scope.spawn(move || finish(search(h)));
+            }
+            self.race = Some(race.clone());
+            finish(search(self));
+            self.race = None;
+        });
+        for h in &mut helpers {
+            self.nodes += std::mem::take(&mut h.nodes);
+            self.book_hits += std::mem::take(&mut h.book_hits);
+            h.control = None;
+            h.race = None;
+        }
+        self.helpers = helpers;
+        let v = first.into_inner().unwrap_or_else(|e| e.into_inner());
+        v.ok_or(Stopped)
+    }
+
+    fn solve_window_alone<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        weak: bool,
+    ) -> Result<i32, Stopped> {
+        self.root_moves = p.moves();
         if let Some(s) = score::terminal(p) {
             return Ok(s);
         }
@@ -678,8 +804,12 @@ impl Solver {
             let threats =
                 Position::<W, H>::winning_cells(p.current() | bit, mask) & !(opp_threats << 1);
             let playable = (mask + Geometry::<W, H>::BOTTOM) & Geometry::<W, H>::BOARD;
-            let score = (4 * (threats.count_ones() + (threats & (playable << 1)).count_ones())
+            let mut score = (4 * (threats.count_ones() + (threats & (playable << 1)).count_ones())
                 + u32::from(Some(col) == tt_move)) as i32;
+            if self.jitter > 0 && (moves as u32) < self.root_moves + JITTER_PLIES {
+                // a helper: about one threat's worth of noise, different for each helper
+                score += ((col as u32 * 3 + self.jitter) % 5) as i32;
+            }
             sorter.add(bit, col, score);
         }
 
@@ -742,7 +872,10 @@ impl Solver {
 
     #[cold]
     fn poll_limits(&mut self) {
-        if self.control.as_ref().is_some_and(|c| c.must_stop()) || self.budget.spent(self.nodes) {
+        if self.control.as_ref().is_some_and(|c| c.must_stop())
+            || self.race.as_ref().is_some_and(|c| c.must_stop())
+            || self.budget.spent(self.nodes)
+        {
             self.stopped = true;
         }
     }
@@ -759,7 +892,7 @@ impl Solver {
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn store(
-        &mut self,
+        &self,
         moves: u32,
         key: u64,
         lower: i32,
@@ -767,12 +900,8 @@ impl Solver {
         best_col: Option<usize>,
         work: u32,
     ) {
-        let table = if moves >= NEAR_PLIES {
-            &mut self.near
-        } else {
-            &mut self.tt
-        };
-        table.store(key, lower, upper, best_col.map(|c| c as u8), work);
+        self.table_for(moves)
+            .store(key, lower, upper, best_col.map(|c| c as u8), work);
     }
 }
 

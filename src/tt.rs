@@ -4,6 +4,13 @@
 //! An entry holds the position's full key (keys are at most 64 bits on every supported board), so
 //! the table never confuses two positions, whatever its size.
 //!
+//! Threads share one table without locks. A slot is two 64-bit words written and read one at a
+//! time (relaxed atomics: plain moves on x86), so a reader may see one word of a write and one of
+//! another. The first word holds `key XOR data`, not the key: a slot is read as the entry of
+//! `key` only if its two words agree, which a torn pair (words of two different writes) does
+//! not, short of a 2^-64 coincidence. A lost or torn write only loses information the table may
+//! lose anyway.
+//!
 //! Entry layout (`data`, bit 0 = least significant):
 //!
 //! ```text
@@ -22,15 +29,39 @@
 //! replacement within a bucket evicts the entry of another generation first, then the one whose
 //! subtree cost the least work, so expensive results survive.
 
-/// One slot: the position's key and what is known about it.
-#[derive(Clone, Copy, Default)]
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// One slot: the position's key (XOR its data) and what is known about it.
+#[derive(Default)]
 #[repr(C)]
 struct Slot {
-    key: u64,
-    data: u64,
+    check: AtomicU64,
+    data: AtomicU64,
 }
 
-#[derive(Clone, Copy, Default)]
+impl Slot {
+    /// The slot's data if it is a whole entry of `key`.
+    #[inline(always)]
+    fn read(&self, key: u64) -> Option<u64> {
+        let d = self.data.load(Ordering::Relaxed);
+        (self.check.load(Ordering::Relaxed) ^ d == key).then_some(d)
+    }
+
+    /// The key and data of whatever the slot holds (a torn pair yields a key nobody stored).
+    #[inline(always)]
+    fn load(&self) -> (u64, u64) {
+        let d = self.data.load(Ordering::Relaxed);
+        (self.check.load(Ordering::Relaxed) ^ d, d)
+    }
+
+    #[inline(always)]
+    fn write(&self, key: u64, data: u64) {
+        self.data.store(data, Ordering::Relaxed);
+        self.check.store(key ^ data, Ordering::Relaxed);
+    }
+}
+
+#[derive(Default)]
 #[repr(C, align(64))]
 struct Bucket {
     slots: [Slot; 4],
@@ -79,10 +110,10 @@ pub struct Heuristic {
     pub bound: Bound,
 }
 
-/// The table. Not shared between threads; the searcher owns one.
+/// The table; `&self` is enough to store, so threads share one (see the module documentation).
 pub struct TransTable {
     buckets: Vec<Bucket>,
-    generation: u8,
+    generation: AtomicU8,
 }
 
 impl TransTable {
@@ -95,7 +126,7 @@ impl TransTable {
     pub fn with_buckets(n: usize) -> TransTable {
         TransTable {
             buckets: allocate(n.max(1)),
-            generation: 1,
+            generation: AtomicU8::new(1),
         }
     }
 
@@ -106,12 +137,20 @@ impl TransTable {
     /// Forgets everything in O(1) by moving to a new generation; every 255 clears the memory is
     /// really wiped so that a recycled generation number never revives an old entry.
     pub fn clear(&mut self) {
-        if self.generation == u8::MAX {
-            self.buckets.fill(Bucket::default());
-            self.generation = 1;
+        let gen = self.generation.get_mut();
+        if *gen == u8::MAX {
+            for s in self.buckets.iter_mut().flat_map(|b| b.slots.iter_mut()) {
+                *s = Slot::default();
+            }
+            *gen = 1;
         } else {
-            self.generation += 1;
+            *gen += 1;
         }
+    }
+
+    #[inline(always)]
+    fn generation(&self) -> u8 {
+        self.generation.load(Ordering::Relaxed)
     }
 
     #[inline(always)]
@@ -123,7 +162,7 @@ impl TransTable {
 
     #[inline(always)]
     fn live(&self, data: u64) -> bool {
-        (data >> WORK_SHIFT) & 63 != 0 && ((data >> GEN_SHIFT) & 0xFF) as u8 == self.generation
+        (data >> WORK_SHIFT) & 63 != 0 && ((data >> GEN_SHIFT) & 0xFF) as u8 == self.generation()
     }
 
     /// Hints the CPU to load the bucket of `key` (used before the probe, to overlap the miss).
@@ -143,8 +182,10 @@ impl TransTable {
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = &self.buckets[self.index(key)];
         for s in &b.slots {
-            if s.key == key && self.live(s.data) {
-                return Some(decode(s.data));
+            if let Some(d) = s.read(key) {
+                if self.live(d) {
+                    return Some(decode(d));
+                }
             }
         }
         None
@@ -153,7 +194,7 @@ impl TransTable {
     /// Records exact-score bounds (merged with what is known), a best move and the work done.
     /// An unknown bound may be passed as `i32::MIN` / `i32::MAX`.
     #[inline(always)]
-    pub fn store(&mut self, key: u64, lower: i32, upper: i32, best_move: Option<u8>, work: u32) {
+    pub fn store(&self, key: u64, lower: i32, upper: i32, best_move: Option<u8>, work: u32) {
         self.update(key, work, |old| {
             let lower = lower.clamp(-NO_BOUND, NO_BOUND);
             let upper = upper.clamp(-NO_BOUND, NO_BOUND);
@@ -170,7 +211,7 @@ impl TransTable {
     }
 
     /// Records a depth-limited heuristic result and best move, keeping known exact bounds.
-    pub fn store_heuristic(&mut self, key: u64, h: Heuristic, best_move: Option<u8>, work: u32) {
+    pub fn store_heuristic(&self, key: u64, h: Heuristic, best_move: Option<u8>, work: u32) {
         self.update(key, work, |old| match old {
             Some(o) => (o.lower, o.upper, best_move.or(o.best_move), Some(h)),
             None => (-NO_BOUND, NO_BOUND, best_move, Some(h)),
@@ -179,27 +220,28 @@ impl TransTable {
 
     #[inline(always)]
     fn update(
-        &mut self,
+        &self,
         key: u64,
         work: u32,
         merge: impl FnOnce(Option<Entry>) -> (i32, i32, Option<u8>, Option<Heuristic>),
     ) {
-        let gen = self.generation;
+        let gen = self.generation();
         let idx = self.index(key);
         let live = |d: u64| (d >> WORK_SHIFT) & 63 != 0 && ((d >> GEN_SHIFT) & 0xFF) as u8 == gen;
-        let bucket = &mut self.buckets[idx];
+        let bucket = &self.buckets[idx];
         // the slot to write: the same key if present, else the cheapest (dead slots cost 0)
         let mut target = 0;
         let mut target_cost = u32::MAX;
         let mut old = None;
         for (i, s) in bucket.slots.iter().enumerate() {
-            if live(s.data) {
-                if s.key == key {
+            let (k, d) = s.load();
+            if live(d) {
+                if k == key {
                     target = i;
-                    old = Some(decode(s.data));
+                    old = Some(decode(d));
                     break;
                 }
-                let cost = ((s.data >> WORK_SHIFT) & 63) as u32;
+                let cost = ((d >> WORK_SHIFT) & 63) as u32;
                 if cost < target_cost {
                     target = i;
                     target_cost = cost;
@@ -211,10 +253,7 @@ impl TransTable {
         }
         let work = work.clamp(1, 63).max(old.map_or(0, |o| o.work));
         let (lo, hi, mv, h) = merge(old);
-        bucket.slots[target] = Slot {
-            key,
-            data: encode(lo, hi, mv, work, gen, h),
-        };
+        bucket.slots[target].write(key, encode(lo, hi, mv, work, gen, h));
     }
 
     /// Permille of the first thousand slots in use by the current generation (UCI's hashfull).
@@ -227,7 +266,7 @@ impl TransTable {
                     break 'outer;
                 }
                 seen += 1;
-                if self.live(s.data) {
+                if self.live(s.load().1) {
                     used += 1;
                 }
             }
@@ -254,7 +293,7 @@ fn allocate(n: usize) -> Vec<Bucket> {
             }
         }
     }
-    v.resize(n, Bucket::default());
+    v.resize_with(n, Bucket::default);
     v
 }
 
@@ -308,7 +347,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_merge() {
-        let mut t = TransTable::new(1);
+        let t = TransTable::new(1);
         assert!(
             t.probe(0).is_none(),
             "the empty board's key 0 must not read as present"
@@ -362,7 +401,7 @@ mod tests {
 
     #[test]
     fn replacement_keeps_expensive_entries() {
-        let mut t = TransTable::with_buckets(1);
+        let t = TransTable::with_buckets(1);
         t.store(1, 0, 0, None, 50);
         for k in 2..100u64 {
             t.store(k, 0, 0, None, 2);
@@ -373,5 +412,50 @@ mod tests {
         );
         assert!(t.probe(99).is_some(), "the newest entry is always written");
         assert!(t.hashfull() > 0);
+    }
+
+    /// Four threads store and probe a 16-slot table at once. Every key always gets the same
+    /// entry, so any entry read back for a key must be exactly that one: a pair of words from
+    /// two different writes would show up as another entry.
+    #[test]
+    fn threads_never_read_a_torn_entry() {
+        let expected = |key: u64| {
+            let k = key as i32;
+            (
+                k % 20 - 10,
+                k % 20 - 10 + (k % 3),
+                (key % 7) as u8,
+                1 + (key % 60) as u32,
+            )
+        };
+        let t = TransTable::with_buckets(4);
+        let reads = std::sync::atomic::AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            for id in 0..4u64 {
+                let (t, reads) = (&t, &reads);
+                scope.spawn(move || {
+                    let mut x = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(id + 1);
+                    for _ in 0..200_000 {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let key = 1 + x % 64;
+                        let (lo, hi, mv, work) = expected(key);
+                        t.store(key, lo, hi, Some(mv), work);
+                        let other = 1 + (x >> 32) % 64;
+                        if let Some(e) = t.probe(other) {
+                            let (lo, hi, mv, work) = expected(other);
+                            assert_eq!(
+                                (e.lower, e.upper, e.best_move, e.work),
+                                (lo, hi, Some(mv), work),
+                                "key {other}"
+                            );
+                            reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(reads.into_inner() > 1000, "the threads read entries back");
     }
 }

@@ -60,7 +60,19 @@ fn random_positions<const W: usize, const H: usize>(
 }
 
 fn check_against_minimax<const W: usize, const H: usize>(count: usize, min_discs: u32, seed: u64) {
+    check_against_minimax_threads::<W, H>(count, min_discs, seed, 1);
+}
+
+/// With `threads > 1` every search is a race of all threads (no solo start).
+fn check_against_minimax_threads<const W: usize, const H: usize>(
+    count: usize,
+    min_discs: u32,
+    seed: u64,
+    threads: usize,
+) {
     let mut solver = Solver::new(1);
+    solver.set_threads(threads);
+    solver.set_race_after(0);
     for p in random_positions::<W, H>(count, min_discs, seed) {
         let truth = minimax(&p);
         assert_eq!(solver.solve(&p).unwrap(), truth, "strong {p:?}");
@@ -89,6 +101,12 @@ fn matches_plain_minimax_on_5x4() {
 }
 
 #[test]
+fn two_threads_match_plain_minimax() {
+    check_against_minimax_threads::<4, 4>(150, 4, 0x2545_F491_4F6C_DD1D, 2);
+    check_against_minimax_threads::<5, 4>(60, 10, 0x9E37_79B9_7F4A_7C15, 2);
+}
+
+#[test]
 fn small_tables_stay_correct() {
     // a table of a single bucket forces constant replacement: results must not change
     let mut solver = Solver::with_table(vier::tt::TransTable::with_buckets(1));
@@ -98,6 +116,10 @@ fn small_tables_stay_correct() {
 }
 
 fn check_set(name: &str, take: usize, weak: bool) {
+    check_set_threads(name, take, weak, 1);
+}
+
+fn check_set_threads(name: &str, take: usize, weak: bool, threads: usize) {
     let set = common::pons_set(name);
     assert!(
         set.len() >= take.min(1000),
@@ -105,6 +127,7 @@ fn check_set(name: &str, take: usize, weak: bool) {
         set.len()
     );
     let mut solver = Solver::new(32);
+    solver.set_threads(threads);
     for (moves, score) in set.into_iter().take(take) {
         let p = Position::<7, 6>::from_moves(&moves).unwrap();
         solver.clear();
@@ -148,6 +171,13 @@ fn pons_begin_easy_sample() {
 fn pons_begin_medium_sample() {
     check_set("Test_L1_R2", 100, false);
     check_set("Test_L1_R2", 100, true);
+}
+
+#[test]
+fn two_threads_stay_exact() {
+    check_set_threads("Test_L2_R2", 100, false, 2);
+    check_set_threads("Test_L1_R2", 30, false, 2);
+    check_set_threads("Test_L1_R2", 30, true, 2);
 }
 
 /// All 5000 positions, strong and weak: `cargo test --release --test solver -- --ignored full_sets`
@@ -229,4 +259,20 @@ fn board_sizes_match_published_results() {
         checked += 1;
     }
     assert_eq!(checked, fast.len(), "every fast size is in sizes.md");
+}
+
+/// All 5000 positions with two threads, strong:
+/// `cargo test --release --test solver -- --ignored full_sets_two_threads`
+#[test]
+#[ignore = "minutes: run with -- --ignored"]
+fn full_sets_two_threads() {
+    for name in [
+        "Test_L3_R1",
+        "Test_L2_R1",
+        "Test_L2_R2",
+        "Test_L1_R1",
+        "Test_L1_R2",
+    ] {
+        check_set_threads(name, 1000, false, 2);
+    }
 }

@@ -18,6 +18,8 @@ pub struct SolveOptions {
     pub all: bool,
     pub size: Size,
     pub hash_mb: usize,
+    /// Threads that search each position together.
+    pub threads: usize,
     /// Exact scores of early positions, looked up instead of searched (ignored on another size).
     pub book: Option<Arc<Book>>,
 }
@@ -68,6 +70,7 @@ fn run_sized<const W: usize, const H: usize>(
 ) -> io::Result<SolveSummary> {
     let mut solver = Solver::new(opts.hash_mb);
     solver.set_book(opts.book.clone());
+    solver.set_threads(opts.threads);
     let mut sum = SolveSummary::default();
     for (i, line) in input.lines().enumerate() {
         let line = match line {
