@@ -197,11 +197,8 @@ impl Solver {
 
     /// Forgets the tables: the next search starts from nothing.
     pub fn clear(&mut self) {
-        match Arc::get_mut(&mut self.tt) {
-            Some(tt) => tt.clear(),
-            // helpers hold the table only while they search, so this does not happen
-            None => self.tt = Arc::new(TransTable::with_buckets(self.tt.size_bytes() / 64)),
-        }
+        // the table is the helpers' too
+        self.tt.clear();
         self.near.clear();
         for h in &mut self.helpers {
             h.near.clear();

@@ -136,15 +136,15 @@ impl TransTable {
 
     /// Forgets everything in O(1) by moving to a new generation; every 255 clears the memory is
     /// really wiped so that a recycled generation number never revives an old entry.
-    pub fn clear(&mut self) {
-        let gen = self.generation.get_mut();
-        if *gen == u8::MAX {
-            for s in self.buckets.iter_mut().flat_map(|b| b.slots.iter_mut()) {
-                *s = Slot::default();
+    pub fn clear(&self) {
+        let gen = self.generation();
+        if gen == u8::MAX {
+            for s in self.buckets.iter().flat_map(|b| b.slots.iter()) {
+                s.write(0, 0);
             }
-            *gen = 1;
+            self.generation.store(1, Ordering::Relaxed);
         } else {
-            *gen += 1;
+            self.generation.store(gen + 1, Ordering::Relaxed);
         }
     }
 
