@@ -388,7 +388,7 @@ mod tests {
 
     #[test]
     fn clear_forgets_and_wraps_safely() {
-        let mut t = TransTable::with_buckets(4);
+        let t = TransTable::with_buckets(4);
         t.store(42, 1, 1, None, 1);
         t.clear();
         assert!(t.probe(42).is_none());
