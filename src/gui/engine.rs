@@ -159,17 +159,8 @@ pub fn parse_move(tok: &str) -> Option<usize> {
     }
 }
 
-/// A score as reported: heuristic centipawns, or proven.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    Cp(i32),
-    /// The side to move connects four with its N-th disc from now.
-    Win(u32),
-    /// The opponent connects four with its N-th disc from now.
-    Loss(u32),
-    /// `cp 0` with `wdl 0 1000 0`: the protocol's mark of a proven draw.
-    Draw,
-}
+/// Scores as the engine reports them (a proven draw is `cp 0` with `wdl 0 1000 0`).
+pub use crate::score::Score;
 
 /// One parsed `info ... score ... pv ...` line.
 #[derive(Clone, Debug, PartialEq, Eq)]

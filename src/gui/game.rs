@@ -35,8 +35,6 @@ pub struct View {
     pub legal: Vec<usize>,
     pub moves: String,
     pub fen: String,
-    /// Discs the side to move has on the board (to turn `mate N` into Pons' score).
-    pub mover_discs: u32,
 }
 
 /// The view of the position after `moves` (1-based columns) on `size`, or why they are illegal.
@@ -61,7 +59,7 @@ fn view_sized<const W: usize, const H: usize>(moves: &[usize]) -> Result<View, S
         }
     }
     let winning = if p.last_mover_won() {
-        four(&cells, W, H)
+        four(&p)
     } else {
         Vec::new()
     };
@@ -82,7 +80,6 @@ fn view_sized<const W: usize, const H: usize>(moves: &[usize]) -> Result<View, S
     } else {
         Vec::new()
     };
-    let mover_discs = p.moves() / 2;
     Ok(View {
         width: W,
         height: H,
@@ -100,39 +97,18 @@ fn view_sized<const W: usize, const H: usize>(moves: &[usize]) -> Result<View, S
             .map(|&c| char::from_digit(c as u32, 10).unwrap_or('?'))
             .collect(),
         fen: p.to_cfour_fen(),
-        mover_discs,
     })
 }
 
-/// Every cell of a line of four (or more) equal discs, 1-based (column, row).
-fn four(cells: &[Vec<&str>], w: usize, h: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for r in 0..h {
-        for c in 0..w {
-            let d = cells[r][c];
-            if d.is_empty() {
-                continue;
-            }
-            for (dc, dr) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
-                let line: Vec<(usize, usize)> = (0..4)
-                    .map(|k| (c as i32 + dc * k, r as i32 + dr * k))
-                    .take_while(|&(cc, rr)| {
-                        cc >= 0 && rr >= 0 && (cc as usize) < w && (rr as usize) < h
-                    })
-                    .map(|(cc, rr)| (cc as usize, rr as usize))
-                    .filter(|&(cc, rr)| cells[rr][cc] == d)
-                    .collect();
-                if line.len() == 4 {
-                    for (cc, rr) in line {
-                        if !out.contains(&(cc + 1, rr + 1)) {
-                            out.push((cc + 1, rr + 1));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
+/// Every cell of the winner's four (or more) in a row, 1-based (column, row).
+fn four<const W: usize, const H: usize>(p: &Position<W, H>) -> Vec<(usize, usize)> {
+    // the winner moved last: its discs are the ones of the side not to move
+    let cells = Position::<W, H>::four_cells(p.opponent());
+    (0..W)
+        .flat_map(|c| (0..H).map(move |r| (c, r)))
+        .filter(|&(c, r)| cells & (1u64 << (c * (H + 1) + r)) != 0)
+        .map(|(c, r)| (c + 1, r + 1))
+        .collect()
 }
 
 /// Reads a position the person pasted: a move string of column digits (`4453`, `-` or empty for

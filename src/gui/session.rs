@@ -425,10 +425,11 @@ fn score_words(s: Score, bound: bool) -> String {
 /// The value of playing `info.pv[0]` for the side to move of `v`.
 fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
     let column = *info.pv.first()?;
-    let half = (v.width * v.height) as i32 / 2 + 1;
-    let mover = v.mover_discs as i32;
-    let opponent = v.moves.len() as i32 - mover;
+    let cells = (v.width * v.height) as i32;
+    let moves = v.moves.len() as i32;
     let exact = !info.bound && !matches!(info.score, Score::Cp(_));
+    // the root's exact score under the line that starts with the column: the column's score
+    let score = info.score.to_exact(cells, moves).unwrap_or(0);
     let (short, long, score, rank) = match info.score {
         Score::Win(n) => (
             format!("win {n}"),
@@ -436,7 +437,7 @@ fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
                 "column {column} wins: four with the {} disc from now",
                 ordinal(n)
             ),
-            half - (mover + n as i32),
+            score,
             10_000 - n as i32,
         ),
         Score::Loss(n) => (
@@ -445,10 +446,10 @@ fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
                 "column {column} loses: the opponent connects four with its {} disc",
                 ordinal(n)
             ),
-            -(half - (opponent + n as i32)),
+            score,
             -10_000 + n as i32,
         ),
-        Score::Draw => ("draw".into(), format!("column {column} draws"), 0, 0),
+        Score::Draw => ("draw".into(), format!("column {column} draws"), score, 0),
         Score::Cp(x) => (
             format!("{:+.1}", x as f64 / 100.0),
             format!(
