@@ -158,11 +158,18 @@ impl Searcher {
     /// Reallocates both tables (everything learnt is lost; the book stays).
     pub fn set_hash(&mut self, hash_mb: usize) {
         let book = self.solver.book().cloned();
+        let threads = self.solver.threads();
         // free the old tables first, so the peak is not twice the size
         self.tt = TransTable::with_buckets(1);
         self.solver = Solver::new(1);
         *self = Searcher::new(hash_mb);
         self.solver.set_book(book);
+        self.solver.set_threads(threads);
+    }
+
+    /// The threads the exact solver's proofs run on (the depth-limited search runs on one).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.solver.set_threads(threads);
     }
 
     /// Installs (or removes) the opening book the solver consults.

@@ -985,3 +985,39 @@ fn protocol_md_documents_the_option_table() {
         assert_eq!((ty, default), (&want_ty, &want_default), "{}", o.name);
     }
 }
+
+/// `Threads 2` through the protocol: a position whose proof takes the solver past its solo
+/// start (so both threads race) is proven with its exact score and a move that keeps it; bad
+/// values are refused and change nothing.
+#[test]
+fn threads_option() {
+    let mut e = Engine::start();
+    for bad in ["0", "65", "two"] {
+        e.send(&format!("setoption name Threads value {bad}"));
+        let lines = e.sync();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string error:") && l.contains("Threads")),
+            "{bad}: {lines:?}"
+        );
+    }
+    e.send("setoption name OwnBook value false");
+    e.send("setoption name Threads value 2");
+    // Pons' Test_L1_R2 position scored 4 (a win); the solver needs about 900,000 nodes
+    let moves = "2416615552";
+    let lines = e.search(&format!("position startpos moves {moves}"), "go");
+    let p = Position::<7, 6>::from_moves(moves).unwrap();
+    let want = match Score::from_exact(42, p.moves() as i32, 4) {
+        Score::Win(n) => n.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        field(last_info(&lines), "mate"),
+        Some(want.as_str()),
+        "{lines:?}"
+    );
+    let col: usize = bestmove(&lines).parse().unwrap();
+    let mut solver = Solver::new(16);
+    assert_eq!(solver.solve_column(&p, col - 1, false).unwrap(), Some(4));
+}

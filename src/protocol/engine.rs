@@ -365,6 +365,9 @@ impl<O: Write> Engine<O> {
                 self.allocating = true;
                 let _ = self.jobs.send(Job::SetHash(n as usize));
             }
+            (Opt::Threads, Value::Spin(n)) => {
+                let _ = self.jobs.send(Job::SetThreads(n as usize));
+            }
             (Opt::ClearHash, _) => {
                 let _ = self.jobs.send(Job::Clear);
             }

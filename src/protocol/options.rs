@@ -9,6 +9,7 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Opt {
     Hash,
+    Threads,
     ClearHash,
     MoveOverhead,
     MultiPv,
@@ -78,6 +79,15 @@ pub const OPTIONS: &[OptionDecl] = &[
             default: DEFAULT_HASH_MB as u64,
             min: 2,
             max: MAX_HASH_MB as u64,
+        },
+    },
+    OptionDecl {
+        opt: Opt::Threads,
+        name: "Threads",
+        kind: Kind::Spin {
+            default: 1,
+            min: 1,
+            max: crate::solver::MAX_THREADS as u64,
         },
     },
     OptionDecl {

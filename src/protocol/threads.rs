@@ -28,6 +28,8 @@ pub enum Input {
 pub enum Job {
     Search(SearchTask),
     SetHash(usize),
+    /// Threads for the solver's proofs.
+    SetThreads(usize),
     Clear,
     /// The book the searcher consults from now on (`None`: no book).
     SetBook(Option<Arc<Book>>),
@@ -95,6 +97,7 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut searcher: Option<Searcher> = None;
     let mut book: Option<Arc<Book>> = None;
+    let mut threads = 1;
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
             Job::SetHash(mb) => match searcher.as_mut() {
@@ -103,9 +106,16 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                 None => {
                     let mut s = Searcher::new(mb);
                     s.set_book(book.clone());
+                    s.set_threads(threads);
                     searcher = Some(s);
                 }
             },
+            Job::SetThreads(n) => {
+                if let Some(s) = searcher.as_mut() {
+                    s.set_threads(n);
+                }
+                threads = n;
+            }
             Job::Clear => {
                 if let Some(s) = searcher.as_mut() {
                     s.clear()
@@ -127,6 +137,7 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                 let s = searcher.get_or_insert_with(|| {
                     let mut s = Searcher::new(DEFAULT_HASH_MB);
                     s.set_book(book.clone());
+                    s.set_threads(threads);
                     s
                 });
                 let mut report = |it: &Iteration| {
