@@ -13,6 +13,8 @@
 //! - [`book`]: the opening book (file format, building, the choice of book);
 //! - [`bench`](mod@bench): the deterministic node-count signature of the whole engine;
 //! - [`protocol`]: the UCI-style line protocol of protocol.md;
+//! - [`gui`]: `vier gui`, a local web server that plays and analyses in the browser, talking to
+//!   an engine process over the protocol;
 //! - [`cli`]: the subcommands people run (`vier play`, `solve`, `book`, `perft`), thin layers
 //!   of input and output over the rest.
 
