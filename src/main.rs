@@ -45,7 +45,8 @@ enum Cmd {
         #[arg(long)]
         no_book: bool,
     },
-    /// Solves a fixed list of positions; the last line `<N> nodes <M> nps` is the signature.
+    /// Solves and searches a fixed list of positions; the last line `<N> nodes <M> nps` is the
+    /// node-count signature of the whole engine.
     Bench,
     /// Build, check or inspect an opening book (exact scores of every early position).
     Book {
