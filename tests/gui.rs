@@ -6,6 +6,8 @@
 //! wherever VIER_GUI_SCREENSHOT says (`VIER_GUI_SCREENSHOT=$PWD/docs/gui.png cargo test --test
 //! gui` renews the committed one). VIER_GUI_TIMINGS names a file for the click-to-disc times.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -30,16 +32,7 @@ fn browser_and_http_tests() {
         "tests/gui/test_gui.py failed:\n{stdout}\n{stderr}"
     );
     // unittest prints "Ran N tests"; zero would be a broken suite, not a pass
-    let ran = stderr
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("Ran ")?
-                .split_whitespace()
-                .next()?
-                .parse::<u32>()
-                .ok()
-        })
-        .unwrap_or(0);
+    let ran = common::unittest_ran(&stderr);
     assert!(ran > 0, "tests/gui/test_gui.py ran no test:\n{stderr}");
     let png = std::fs::read(&shot).unwrap_or_default();
     assert!(

@@ -180,17 +180,20 @@ fn two_threads_stay_exact() {
     check_set_threads("Test_L1_R2", 30, true, 2);
 }
 
+/// Pons' five sets, end to begin.
+const PONS_SETS: [&str; 5] = [
+    "Test_L3_R1",
+    "Test_L2_R1",
+    "Test_L2_R2",
+    "Test_L1_R1",
+    "Test_L1_R2",
+];
+
 /// All 5000 positions, strong and weak: `cargo test --release --test solver -- --ignored full_sets`
 #[test]
 #[ignore = "minutes: run with -- --ignored"]
 fn full_sets() {
-    for name in [
-        "Test_L3_R1",
-        "Test_L2_R1",
-        "Test_L2_R2",
-        "Test_L1_R1",
-        "Test_L1_R2",
-    ] {
+    for name in PONS_SETS {
         check_set(name, 1000, false);
         check_set(name, 1000, true);
     }
@@ -266,13 +269,7 @@ fn board_sizes_match_published_results() {
 #[test]
 #[ignore = "minutes: run with -- --ignored"]
 fn full_sets_two_threads() {
-    for name in [
-        "Test_L3_R1",
-        "Test_L2_R1",
-        "Test_L2_R2",
-        "Test_L1_R1",
-        "Test_L1_R2",
-    ] {
+    for name in PONS_SETS {
         check_set_threads(name, 1000, false, 2);
     }
 }

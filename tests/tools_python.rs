@@ -2,6 +2,8 @@
 //! command covers the referee and the other tools too. The tools talk to the real engine binary,
 //! whose path they get from `VIER_BIN`.
 
+mod common;
+
 use std::process::Command;
 
 #[test]
@@ -28,15 +30,6 @@ fn python_tool_tests() {
         String::from_utf8_lossy(&out.stdout)
     );
     // unittest prints "Ran N tests"; a run of zero tests is a broken discovery, not a pass
-    let ran = stderr
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("Ran ")?
-                .split_whitespace()
-                .next()?
-                .parse::<u32>()
-                .ok()
-        })
-        .unwrap_or(0);
+    let ran = common::unittest_ran(&stderr);
     assert!(ran > 0, "tools/tests ran no test:\n{stderr}");
 }

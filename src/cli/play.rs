@@ -15,7 +15,7 @@
 use crate::board::{Cell, Player, Position, Size};
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
-use crate::score::Score;
+use crate::score::{ordinal, Score};
 use crate::search::{Iteration, SearchLimits, Searcher};
 use crate::solver::Solver;
 use crate::time::TimeLimit;
@@ -651,17 +651,6 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             }
         }
     }
-}
-
-fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 /// A hint's words for a column's exact score from the person's view.

@@ -255,6 +255,11 @@ fn bad(msg: String) -> ApiError {
     error(StatusCode::BAD_REQUEST, msg)
 }
 
+/// The `engine` field of a request: which side the engine plays, if given.
+fn engine_side(field: Option<&str>) -> Result<Option<Side>, ApiError> {
+    field.map(Side::parse).transpose().map_err(bad)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NewReq {
@@ -272,12 +277,7 @@ async fn new_game(
         .size
         .map(|s| s.parse::<Size>().map_err(|e| bad(e.to_string())))
         .transpose()?;
-    let side = req
-        .engine
-        .as_deref()
-        .map(Side::parse)
-        .transpose()
-        .map_err(bad)?;
+    let side = engine_side(req.engine.as_deref())?;
     apply(&app, &id, |st| {
         if let Some(side) = side {
             st.engine_side = side;
@@ -302,12 +302,7 @@ async fn settings(
     b: Result<Json<SettingsReq>, JsonRejection>,
 ) -> Answer {
     let req = body(b)?;
-    let side = req
-        .engine
-        .as_deref()
-        .map(Side::parse)
-        .transpose()
-        .map_err(bad)?;
+    let side = engine_side(req.engine.as_deref())?;
     if let Some(t) = req.movetime {
         if !(MOVETIME_MIN..=MOVETIME_MAX).contains(&t) {
             return Err(bad(format!(

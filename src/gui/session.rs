@@ -5,6 +5,7 @@
 use super::engine::{parse_bestmove, parse_info, Engine, EngineCmd, Info, Score};
 use super::game::{self, Status, View};
 use crate::board::Size;
+use crate::score::ordinal;
 use serde::Serialize;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -394,17 +395,6 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
         sizes: Size::all().map(|s| s.to_string()).collect(),
         view,
     }
-}
-
-fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 /// A score in words, from the view of the side to move.

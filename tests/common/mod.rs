@@ -62,3 +62,18 @@ pub fn pons_set(name: &str) -> Vec<(String, i32)> {
         })
         .collect()
 }
+
+/// How many tests a Python unittest run reports on stderr (`Ran N tests`); 0 if none, which a
+/// caller treats as a broken suite, not a pass.
+pub fn unittest_ran(stderr: &str) -> u32 {
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Ran ")?
+                .split_whitespace()
+                .next()?
+                .parse::<u32>()
+                .ok()
+        })
+        .unwrap_or(0)
+}
