@@ -49,6 +49,13 @@ pub const fn best_without_win_now(cells: i32, moves: i32) -> i32 {
     win_at(cells, moves + 2)
 }
 
+/// The best the side to move can get when it cannot win with the disc it drops now nor with
+/// the next: a win with the one after.
+#[inline(always)]
+pub const fn best_without_win_soon(cells: i32, moves: i32) -> i32 {
+    win_at(cells, moves + 4)
+}
+
 /// The worst the side to move can get when the opponent cannot win with its next disc: a loss
 /// to the opponent's disc after that.
 #[inline(always)]

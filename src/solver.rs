@@ -15,7 +15,7 @@ use crate::book::Book;
 use crate::control::{NodeBudget, SearchControl};
 use crate::ordering::{column_order, MoveSorter};
 use crate::score;
-use crate::tt::TransTable;
+use crate::tt::{Entry, TransTable};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,8 +26,6 @@ const SYMMETRY_PLIES: u32 = 24;
 const NEAR_PLIES: u32 = 22;
 /// Size of the small table: about what stays in a core's cache.
 const NEAR_TABLE_MB: usize = 1;
-/// Enhanced transposition cutoffs (probing every child before searching any) below this ply.
-const ETC_PLIES: u32 = 64;
 /// Helper threads order moves differently within this many plies of the root, so that they
 /// search other subtrees first and fill the shared table with what the main thread needs next.
 const JITTER_PLIES: u32 = 3;
@@ -93,6 +91,27 @@ enum Known {
     /// Limits hit first.
     Stopped,
     Nothing,
+}
+
+/// What static resolution made of a position (see [`Solver::resolve`]).
+enum Resolved<const W: usize, const H: usize> {
+    /// Its value, or a bound on it outside the window (fail-soft), for its side to move.
+    Value(i32),
+    /// The position its forced moves lead to, still to be searched.
+    Search(Open<W, H>),
+}
+
+/// A position left to search, with what resolving it already computed.
+#[derive(Clone, Copy)]
+struct Open<const W: usize, const H: usize> {
+    p: Position<W, H>,
+    /// The same side is to move as in the position resolved (an even number of forced moves).
+    same: bool,
+    /// The most its side to move can get ([`Solver::upper_bound`]).
+    max: i32,
+    key: u64,
+    mirrored: bool,
+    entry: Option<Entry>,
 }
 
 /// Returned by searches that were interrupted by their limits.
@@ -344,7 +363,7 @@ impl Solver {
             } else if med >= 0 && max / 2 > med {
                 med = max / 2;
             }
-            let r = self.negamax(p, med, med + 1);
+            let r = self.search(p, med, med + 1);
             if self.stopped {
                 return Err(Stopped);
             }
@@ -504,7 +523,7 @@ impl Solver {
         if let Some(s) = self.book_score(p) {
             return Ok(s <= bound);
         }
-        let r = self.negamax(p, bound, bound + 1);
+        let r = self.search(p, bound, bound + 1);
         if self.stopped {
             return Err(Stopped);
         }
@@ -662,14 +681,136 @@ impl Solver {
         scores
     }
 
-    /// Alpha-beta search of a position where the side to move cannot win at once.
+    /// The value of a position whose side to move cannot win at once: static resolution
+    /// first, then a search of what is left. Fail-soft, as [`Solver::negamax`].
+    fn search<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        match self.resolve(*p, alpha, beta) {
+            Resolved::Value(v) => v,
+            Resolved::Search(o) if o.same => self.negamax(&o, alpha, beta),
+            Resolved::Search(o) => -self.negamax(&o, -beta, -alpha),
+        }
+    }
+
+    /// Settles what needs no search in a position whose side to move cannot win at once: a
+    /// loss to the opponent's next disc, a full board, bounds from the discs left and from
+    /// claimeven that close the window, and the table's bounds. A move forced (the only one
+    /// that does not lose at once) is played and the same asked of the position after it, so
+    /// a chain of forced moves costs no node and no table entry. Otherwise the position left
+    /// to search is returned, with `true` when its side to move is that of `p`.
+    #[inline(always)]
+    fn resolve<const W: usize, const H: usize>(
+        &self,
+        mut p: Position<W, H>,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> Resolved<W, H> {
+        let cells = (W * H) as i32;
+        let mut same = true;
+        let out = |same: bool, v: i32| Resolved::Value(if same { v } else { -v });
+        loop {
+            let moves = p.moves() as i32;
+            let next = p.non_losing_moves();
+            if next == 0 {
+                // every move lets the opponent connect four with its next disc
+                return out(same, score::loss_next(cells, moves));
+            }
+            if moves >= cells - 2 {
+                // neither side can win in the two discs left
+                return out(same, 0);
+            }
+            // the opponent cannot win with its next disc, so at best it wins with the one after
+            let min = score::worst_without_loss_next(cells, moves);
+            if alpha < min {
+                alpha = min;
+                if alpha >= beta {
+                    return out(same, alpha);
+                }
+            }
+            let max = Self::upper_bound(&p);
+            if beta > max {
+                beta = max;
+                if alpha >= beta {
+                    return out(same, beta);
+                }
+            }
+            if next & (next - 1) == 0 {
+                // the only move that does not lose at once: the position's value is its child's
+                p.play(next);
+                (alpha, beta) = (-beta, -alpha);
+                same = !same;
+                continue;
+            }
+            let (key, mirrored) = Self::key_of(&p);
+            let entry = self.table_for(moves as u32).probe(key);
+            if let Some(e) = entry {
+                if e.lower >= beta {
+                    return out(same, e.lower);
+                }
+                if e.upper <= alpha {
+                    return out(same, e.upper);
+                }
+            }
+            return Resolved::Search(Open {
+                p,
+                same,
+                max,
+                key,
+                mirrored,
+                entry,
+            });
+        }
+    }
+
+    /// The most the side to move can get when it cannot win with the disc it drops now: a win
+    /// with its next disc, or a draw when claimeven or the empty cells leave it no four.
+    #[inline(always)]
+    fn upper_bound<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
+        let max = score::best_without_win_now((W * H) as i32, p.moves() as i32);
+        if max <= 0 {
+            return max;
+        }
+        // no four is left that we could complete with all the empty cells
+        if !Position::<W, H>::has_four(p.current() | (Geometry::<W, H>::BOARD & !p.mask())) {
+            return 0;
+        }
+        // Claimeven (Allis): when every column has an even number of empty cells, the opponent
+        // can answer each move in the same column, so we only ever get the cells of our row
+        // parity. If those and our discs hold no four, we cannot win.
+        if p.possible() & !Geometry::<W, H>::MOVER_ROWS == 0 {
+            let ours =
+                p.current() | (Geometry::<W, H>::BOARD & !p.mask() & Geometry::<W, H>::MOVER_ROWS);
+            if !Position::<W, H>::has_four(ours) {
+                return 0;
+            }
+        }
+        max
+    }
+
+    /// The table key of `p` (mirror-symmetric near the root) and whether it is the mirror's.
+    #[inline(always)]
+    fn key_of<const W: usize, const H: usize>(p: &Position<W, H>) -> (u64, bool) {
+        if p.moves() < SYMMETRY_PLIES {
+            p.symmetric_key()
+        } else {
+            (p.key(), false)
+        }
+    }
+
+    /// Alpha-beta search of a position [`Solver::resolve`] left to search: its side to move
+    /// cannot win at once and has at least two moves that do not lose at once.
     /// Fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower bound, else exact.
     fn negamax<const W: usize, const H: usize>(
         &mut self,
-        p: &Position<W, H>,
+        open: &Open<W, H>,
         mut alpha: i32,
         mut beta: i32,
     ) -> i32 {
+        let p = &open.p;
         debug_assert!(alpha < beta);
         debug_assert!(!p.can_win_next());
         self.nodes += 1;
@@ -687,15 +828,7 @@ impl Solver {
             }
         }
         let next = p.non_losing_moves();
-        if next == 0 {
-            // every move lets the opponent connect four with its next disc
-            return score::loss_next(cells, moves);
-        }
-        if moves >= cells - 2 {
-            // neither side can win in the two discs left
-            return 0;
-        }
-        // the opponent cannot win with its next disc, so at best it wins with the one after
+        debug_assert!(next & (next - 1) != 0);
         let min = score::worst_without_loss_next(cells, moves);
         if alpha < min {
             alpha = min;
@@ -703,40 +836,18 @@ impl Solver {
                 return alpha;
             }
         }
-        // we cannot win with this disc (precondition), so at best with the next
-        let mut max = score::best_without_win_now(cells, moves);
-        // Claimeven (Allis): when every column has an even number of empty cells, the opponent
-        // can answer each move in the same column, so we only ever get the cells of our row
-        // parity. If those and our discs hold no four, we cannot win.
-        if max > 0
-            && !Position::<W, H>::has_four(p.current() | (Geometry::<W, H>::BOARD & !p.mask()))
-        {
-            // no four is left that we could complete with all the empty cells
-            max = 0;
-        } else if max > 0 && p.possible() & !Geometry::<W, H>::MOVER_ROWS == 0 {
-            let ours =
-                p.current() | (Geometry::<W, H>::BOARD & !p.mask() & Geometry::<W, H>::MOVER_ROWS);
-            if !Position::<W, H>::has_four(ours) {
-                max = 0;
-            }
-        }
-        if beta > max {
-            beta = max;
+        if beta > open.max {
+            beta = open.max;
             if alpha >= beta {
                 return beta;
             }
         }
 
-        let use_symmetry = (moves as u32) < SYMMETRY_PLIES;
-        let (key, mirrored) = if use_symmetry {
-            p.symmetric_key()
-        } else {
-            (p.key(), false)
-        };
+        let (key, mirrored) = (open.key, open.mirrored);
         // the table stores moves in the orientation of its key
         let orient = |c: usize| if mirrored { W - 1 - c } else { c };
         let mut tt_move = None;
-        if let Some(e) = self.table_for(moves as u32).probe(key) {
+        if let Some(e) = open.entry {
             if e.lower >= beta {
                 return e.lower;
             }
@@ -750,49 +861,38 @@ impl Solver {
             }
             tt_move = e.best_move.map(|c| orient(c as usize));
         }
+        let alpha_orig = alpha;
 
-        // Enhanced transposition cutoff: a child already known to be bad enough for the
-        // opponent proves a cutoff without searching anything. A child known to be no better
-        // for us than alpha cannot raise it: it is not searched, its bound only caps ours.
-        let mut todo = next;
+        // Every child is resolved statically first (forced replies, the table: enhanced
+        // transposition cutoffs). One that settles the window ends the node without a search;
+        // the others are searched, ordered, from where their forced moves lead.
         let mut best = i32::MIN;
-        if (moves as u32) < ETC_PLIES {
-            let mut m = next;
-            while m != 0 {
-                let bit = m & m.wrapping_neg();
-                m ^= bit;
-                let child = p.after(bit);
-                let ckey = if ((moves + 1) as u32) < SYMMETRY_PLIES {
-                    child.symmetric_key().0
-                } else {
-                    child.key()
-                };
-                if let Some(e) = self.table_for(moves as u32 + 1).probe(ckey) {
-                    if -e.upper >= beta {
-                        let col = (bit.trailing_zeros() as usize) / (H + 1);
-                        self.store(moves as u32, key, -e.upper, i32::MAX, Some(orient(col)), 1);
-                        return -e.upper;
-                    }
-                    if -e.lower <= alpha {
-                        todo ^= bit;
-                        best = best.max(-e.lower);
-                    }
-                }
-            }
-            if todo == 0 {
-                self.store(moves as u32, key, i32::MIN, best, None, 1);
-                return best;
-            }
-        }
-
+        let mut best_col = None;
+        let mut ends = [None; W];
         // our threats right above an opponent threat can never be played first
         let opp_threats = p.opponent_winning_cells();
         let mut sorter = MoveSorter::new();
         let order = column_order::<W>();
         for &col in order.iter().rev() {
-            let bit = todo & Geometry::<W, H>::column_mask(col);
+            let bit = next & Geometry::<W, H>::column_mask(col);
             if bit == 0 {
                 continue;
+            }
+            match self.resolve(p.after(bit), -beta, -alpha) {
+                Resolved::Value(v) => {
+                    let s = -v;
+                    if s > best {
+                        best = s;
+                        best_col = Some(col);
+                    }
+                    if s >= beta {
+                        self.store(moves as u32, key, s, i32::MAX, Some(orient(col)), 1);
+                        return s;
+                    }
+                    alpha = alpha.max(s);
+                    continue;
+                }
+                Resolved::Search(o) => ends[col] = Some(o),
             }
             // The threats the move leaves us, and again those a disc above a playable cell,
             // which zugzwang most often turns into wins (measured: a weight for threats the
@@ -809,20 +909,41 @@ impl Solver {
             }
             sorter.add(bit, col, score);
         }
+        if sorter.is_empty() {
+            self.store_result(moves as u32, key, best, alpha_orig, best_col.map(orient), 1);
+            return best;
+        }
+        // No child lost at once for the opponent (that would have settled the node): we cannot
+        // win with our next disc either, at best with the one after.
+        let max = score::best_without_win_soon(cells, moves);
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
 
-        let alpha_orig = alpha;
         let nodes_before = self.nodes;
-        let mut best_col = None;
         let mut first = true;
-        for (bit, col) in sorter {
-            let child = p.after(bit);
+        for (_, col) in sorter {
+            let Some(o) = ends[col] else {
+                continue;
+            };
+            // the move's value, from the position its forced moves lead to
+            let value = |s: &mut Self, a: i32, b: i32| {
+                if o.same {
+                    -s.negamax(&o, -b, -a)
+                } else {
+                    s.negamax(&o, a, b)
+                }
+            };
             let s = if first || beta - alpha == 1 {
-                -self.negamax(&child, -beta, -alpha)
+                value(self, alpha, beta)
             } else {
                 // principal variation search: prove the move is no better, re-search if it is
-                let s = -self.negamax(&child, -alpha - 1, -alpha);
+                let s = value(self, alpha, alpha + 1);
                 if s > alpha && s < beta && !self.stopped {
-                    -self.negamax(&child, -beta, -alpha)
+                    value(self, alpha, beta)
                 } else {
                     s
                 }
@@ -836,35 +957,30 @@ impl Solver {
                 best_col = Some(col);
             }
             if s >= beta {
-                let work = self.nodes - nodes_before;
-                self.store(
-                    moves as u32,
-                    key,
-                    s,
-                    i32::MAX,
-                    best_col.map(orient),
-                    bit_length(work),
-                );
+                let work = bit_length(self.nodes - nodes_before);
+                self.store(moves as u32, key, s, i32::MAX, best_col.map(orient), work);
                 return s;
             }
-            if s > alpha {
-                alpha = s;
-            }
+            alpha = alpha.max(s);
         }
         let work = bit_length(self.nodes - nodes_before);
-        if best > alpha_orig {
-            self.store(moves as u32, key, best, best, best_col.map(orient), work);
-        } else {
-            self.store(
-                moves as u32,
-                key,
-                i32::MIN,
-                best,
-                best_col.map(orient),
-                work,
-            );
-        }
+        self.store_result(moves as u32, key, best, alpha_orig, best_col.map(orient), work);
         best
+    }
+
+    /// Stores a node's result that did not reach beta: exact above `alpha`, else an upper bound.
+    #[inline(always)]
+    fn store_result(
+        &self,
+        moves: u32,
+        key: u64,
+        best: i32,
+        alpha: i32,
+        best_col: Option<usize>,
+        work: u32,
+    ) {
+        let lower = if best > alpha { best } else { i32::MIN };
+        self.store(moves, key, lower, best, best_col, work);
     }
 
     #[cold]
