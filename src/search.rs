@@ -11,6 +11,15 @@
 //! root is solved (by the solver, or by the search proving a win or loss) the search reports it
 //! and ends, unless told to go on (`infinite`, pondering), in which case it idles until stopped.
 //!
+//! With [`Searcher::set_threads`] above 1 the search runs on several threads (Lazy SMP): helper
+//! threads run the same iterative deepening of the same root beside the main thread, sharing
+//! its lock-free table, odd helpers one ply ahead and each with its move order varied near the
+//! root, so that they search other subtrees first and leave in the table what the main thread
+//! will need. Helpers report nothing; the main thread alone reports, tries the solver between
+//! iterations (the helpers wait meanwhile: the solver's proofs race on as many threads) and
+//! decides the move from its own iterations. When it ends, the helpers are stopped; reported
+//! node counts add up every thread's.
+//!
 //! Search code never prints: each finished depth goes to a [`Reporter`]. The searcher polls its
 //! [`SearchControl`] (the one stop rule of [`crate::control`]) and its node limit every 1024 nodes;
 //! the solver, which gets one call per iteration ([`Solver::prove_root`]), polls the same rule
@@ -25,9 +34,10 @@ use crate::control::SearchControl;
 use crate::eval;
 use crate::ordering::{column_order, History, MoveSorter};
 use crate::score::{self, Score};
-use crate::solver::{RootProof, Solver};
+use crate::solver::{RootProof, Solver, MAX_THREADS};
 use crate::tt::{Bound, Heuristic, TransTable};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// The table size a searcher gets unless told otherwise (the protocol's `Hash` default).
@@ -35,6 +45,9 @@ pub const DEFAULT_HASH_MB: usize = 32;
 const INF: i32 = 20_000;
 const MAX_PLY: usize = 64;
 const NO_MOVE: u8 = u8::MAX;
+/// Helper threads order moves differently within this many plies of the root (see
+/// [`Worker::lazy`]).
+const JITTER_PLIES: usize = 3;
 /// The smallest node budget of a solver attempt.
 pub const MIN_SOLVER_BUDGET: u64 = 10_000;
 
@@ -108,24 +121,106 @@ pub struct SearchResult {
     pub last: Iteration,
 }
 
-/// The searcher: its own table, the exact solver (with its table), history and killers.
+/// The searcher: the search table, the exact solver (with its table), and the search state of
+/// its threads: the main thread's and, with [`Searcher::set_threads`], its helpers'.
 pub struct Searcher {
-    tt: TransTable,
+    /// The thread that reports and decides the move.
+    main: Worker,
+    /// Helper threads' states, sharing `main`'s table (empty: one thread).
+    helpers: Vec<Worker>,
     solver: Solver,
+    book_hits: u64,
+    /// A root move proven to keep at least this solver score, played if nothing is proven.
+    secured: Option<(usize, i32)>,
+}
+
+/// One thread's depth-limited search: the shared table, its own history, killers and lines.
+struct Worker {
+    tt: Arc<TransTable>,
     history: History,
     killers: [[u8; 2]; MAX_PLY + 1],
     pv: Box<[[u8; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     prev_pv: Vec<u8>,
+    /// This thread's nodes in the running search (the main thread's include the solver's).
     nodes: u64,
     seldepth: usize,
     stopped: bool,
     can_stop: bool,
     node_limit: u64,
     control: Option<Arc<SearchControl>>,
-    book_hits: u64,
-    /// A root move proven to keep at least this solver score, played if nothing is proven.
-    secured: Option<(usize, i32)>,
+    /// 0 for the main thread; a helper's number, which varies its move order near the root.
+    id: u32,
+    /// The threads of the running search, when there are helpers.
+    crew: Option<Arc<Crew>>,
+    /// The part of `nodes` a helper has added to its crew's count.
+    flushed: u64,
+}
+
+/// What the threads of one search share besides the table. The helpers end by the search's own
+/// stop rule or when `done` is stopped (the main thread's search has ended: they run the same
+/// [`SearchControl`] rule as the solver's racing helpers). While the main thread runs the exact
+/// solver the helpers wait, so that the solver's own threads have the cores.
+struct Crew {
+    done: Arc<SearchControl>,
+    /// Helpers' nodes, added every 1024 nodes and at their end.
+    nodes: AtomicU64,
+    paused: AtomicBool,
+    lock: Mutex<()>,
+    resume: Condvar,
+}
+
+impl Crew {
+    fn new() -> Crew {
+        Crew {
+            done: SearchControl::unlimited(),
+            nodes: AtomicU64::new(0),
+            paused: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            resume: Condvar::new(),
+        }
+    }
+
+    fn pause(&self) {
+        self.paused.store(true, Ordering::SeqCst);
+    }
+
+    fn resume(&self) {
+        // under the lock: a helper between its check and its wait cannot miss the wake-up
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.paused.store(false, Ordering::SeqCst);
+        self.resume.notify_all();
+    }
+
+    /// The main thread's search has ended: the helpers stop.
+    fn finish(&self) {
+        self.done.stop();
+        self.resume();
+    }
+
+    /// A helper waits here while the crew is paused; the timeout lets it see the search's stop
+    /// rule (nobody notifies a deadline).
+    fn wait_while_paused(&self, control: Option<&SearchControl>) {
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.paused.load(Ordering::SeqCst)
+            && !self.done.must_stop()
+            && !control.is_some_and(|c| c.must_stop())
+        {
+            g = match self.resume.wait_timeout(g, Duration::from_millis(1)) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+    }
+}
+
+/// Ends the helpers even if the main thread's search unwinds, so the scope joining them ends.
+struct FinishOnDrop<'a>(&'a Crew);
+
+impl Drop for FinishOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
 }
 
 /// A completed root move of one iteration: column, value, line.
@@ -137,39 +232,42 @@ impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         let (a, b) = split_hash(hash_mb);
         Searcher {
-            tt: TransTable::new(a),
+            main: Worker::new(Arc::new(TransTable::new(a)), 0),
+            helpers: Vec::new(),
             solver: Solver::new(b),
-            history: History::default(),
-            killers: [[NO_MOVE; 2]; MAX_PLY + 1],
-            pv: Box::new([[NO_MOVE; MAX_PLY + 1]; MAX_PLY + 1]),
-            pv_len: [0; MAX_PLY + 1],
-            prev_pv: Vec::new(),
-            nodes: 0,
-            seldepth: 0,
-            stopped: false,
-            can_stop: false,
-            node_limit: u64::MAX,
-            control: None,
             book_hits: 0,
             secured: None,
         }
     }
 
-    /// Reallocates both tables (everything learnt is lost; the book stays).
+    /// Reallocates both tables (everything learnt is lost; the book and the threads stay).
     pub fn set_hash(&mut self, hash_mb: usize) {
         let book = self.solver.book().cloned();
-        let threads = self.solver.threads();
+        let threads = self.threads();
         // free the old tables first, so the peak is not twice the size
-        self.tt = TransTable::with_buckets(1);
+        self.helpers.clear();
+        self.main.tt = Arc::new(TransTable::with_buckets(1));
         self.solver = Solver::new(1);
         *self = Searcher::new(hash_mb);
         self.solver.set_book(book);
-        self.solver.set_threads(threads);
+        self.set_threads(threads);
     }
 
-    /// The threads the exact solver's proofs run on (the depth-limited search runs on one).
+    /// Searches and proves with `threads` threads from now on (1..=[`MAX_THREADS`]): the
+    /// depth-limited search runs helpers beside the main thread, sharing its table (Lazy SMP),
+    /// and the exact solver's proofs race on as many threads.
     pub fn set_threads(&mut self, threads: usize) {
+        let threads = threads.clamp(1, MAX_THREADS);
         self.solver.set_threads(threads);
+        self.helpers.truncate(threads - 1);
+        while self.helpers.len() < threads - 1 {
+            let id = self.helpers.len() as u32 + 1;
+            self.helpers.push(Worker::new(self.main.tt.clone(), id));
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
     }
 
     /// Installs (or removes) the opening book the solver consults.
@@ -179,11 +277,12 @@ impl Searcher {
 
     /// Forgets everything learnt: the next search behaves like the first after start-up.
     pub fn clear(&mut self) {
-        self.tt.clear();
+        // the table is the helpers' too
+        self.main.tt.clear();
         self.solver.clear();
-        self.history = History::default();
-        self.killers = [[NO_MOVE; 2]; MAX_PLY + 1];
-        self.prev_pv.clear();
+        for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
+            w.forget();
+        }
     }
 
     /// Searches `root` until a limit, the control's stop flag or its deadlines end it.
@@ -194,17 +293,12 @@ impl Searcher {
         control: &Arc<SearchControl>,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
-        self.nodes = 0;
         self.book_hits = 0;
         self.secured = None;
-        self.seldepth = 0;
-        self.stopped = false;
-        self.can_stop = false;
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.control = Some(control.clone());
-        self.prev_pv.clear();
+        self.main.start(Some(control.clone()), None);
+        self.main.node_limit = limits.nodes.unwrap_or(u64::MAX);
         let result = self.run(root, limits, control, reporter);
-        self.control = None;
+        self.main.control = None;
         result
     }
 
@@ -233,7 +327,7 @@ impl Searcher {
                 }],
                 nodes: 0,
                 time: control.elapsed(),
-                hashfull: self.tt.hashfull(),
+                hashfull: self.main.tt.hashfull(),
                 solved: true,
                 book_hits: 0,
             };
@@ -274,14 +368,66 @@ impl Searcher {
             }
         }
         let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
+        let mut last = if self.helpers.is_empty() {
+            self.deepen(root, order, multipv, max_depth, control, reporter)
+        } else {
+            let crew = Arc::new(Crew::new());
+            let mut helpers = std::mem::take(&mut self.helpers);
+            let last = std::thread::scope(|scope| {
+                let _finish = FinishOnDrop(&crew);
+                for h in helpers.iter_mut() {
+                    h.start(Some(control.clone()), Some(crew.clone()));
+                    let order = &order;
+                    scope.spawn(move || h.lazy(root, order, max_depth));
+                }
+                self.main.crew = Some(crew.clone());
+                self.deepen(root, order.clone(), multipv, max_depth, control, reporter)
+            });
+            self.main.crew = None;
+            self.helpers = helpers;
+            last
+        };
+        // an unproven search does not overrule a move proven to keep a known value
+        if let Some((c, x)) = self.secured {
+            if !last.solved && last.lines[0].pv.first() != Some(&c) {
+                last.lines[0] = Line {
+                    score: Score::from_exact(cells as i32, moves as i32, x),
+                    bound: ScoreBound::Lower,
+                    pv: vec![c],
+                };
+            }
+        }
+        self.idle(limits, control);
+        // every thread's nodes: the helpers have ended and counted theirs
+        last.nodes = self.main.nodes + self.helpers.iter().map(|h| h.nodes).sum::<u64>();
+        last.time = control.elapsed();
+        last.hashfull = self.main.tt.hashfull();
+        SearchResult {
+            best: last.lines[0].pv.first().copied(),
+            last,
+        }
+    }
+
+    /// The main thread's iterative deepening, with the solver's tries between iterations; the
+    /// last iteration (complete or cut short).
+    fn deepen<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        mut order: Vec<usize>,
+        multipv: usize,
+        max_depth: u32,
+        control: &Arc<SearchControl>,
+        reporter: &mut dyn Reporter,
+    ) -> Iteration {
+        let cells = (W * H) as u32;
+        let moves = root.moves();
         let mut last: Option<Iteration> = None;
         let mut search_nodes = 0u64;
-
         for depth in 1..=max_depth {
-            self.can_stop = depth > 1;
-            let before = self.nodes;
-            let (mut done, complete) = self.root_search(root, depth as i32, &order, multipv);
-            search_nodes += self.nodes - before;
+            self.main.can_stop = depth > 1;
+            let before = self.main.nodes;
+            let (mut done, complete) = self.main.root_search(root, depth as i32, &order, multipv);
+            search_nodes += self.main.nodes - before;
             if !complete && done.is_empty() {
                 break;
             }
@@ -303,16 +449,8 @@ impl Searcher {
                     pv: pv.iter().map(|&c| c as usize).collect(),
                 })
                 .collect();
-            self.prev_pv = done[0].2.clone();
-            // the next iteration starts with this one's ranking
-            let mut next: Vec<usize> = done.iter().map(|m| m.0).collect();
-            let rest: Vec<usize> = order
-                .iter()
-                .copied()
-                .filter(|c| !next.contains(c))
-                .collect();
-            next.extend(rest);
-            order = next;
+            self.main.prev_pv = done[0].2.clone();
+            order = next_order(&done, &order);
             let it = self.iteration(depth, lines, proven && complete, control);
             if complete {
                 reporter.report(&it);
@@ -321,7 +459,8 @@ impl Searcher {
             if !complete || proven || self.should_end(control) {
                 break;
             }
-            // give the exact solver a try, with as much work as the search has done so far
+            // Give the exact solver a try, with as much work as the search (the main thread's,
+            // so that the solver gets about as much time) has done so far.
             if let Some(lines) = self.try_solve(root, &order, multipv, search_nodes, control) {
                 let it = self.iteration(depth, lines, true, control);
                 reporter.report(&it);
@@ -332,25 +471,7 @@ impl Searcher {
                 break;
             }
         }
-        let mut last = last.expect("depth 1 always completes");
-        // an unproven search does not overrule a move proven to keep a known value
-        if let Some((c, x)) = self.secured {
-            if !last.solved && last.lines[0].pv.first() != Some(&c) {
-                last.lines[0] = Line {
-                    score: Score::from_exact(cells as i32, moves as i32, x),
-                    bound: ScoreBound::Lower,
-                    pv: vec![c],
-                };
-            }
-        }
-        self.idle(limits, control);
-        last.nodes = self.nodes;
-        last.time = control.elapsed();
-        last.hashfull = self.tt.hashfull();
-        SearchResult {
-            best: last.lines[0].pv.first().copied(),
-            last,
-        }
+        last.expect("depth 1 always completes")
     }
 
     /// Under `infinite` or while pondering, a finished search waits for `stop` (or `ponderhit`).
@@ -361,7 +482,10 @@ impl Searcher {
     }
 
     fn should_end(&mut self, control: &SearchControl) -> bool {
-        self.stopped || control.must_stop() || control.past_soft() || self.nodes >= self.node_limit
+        self.main.stopped
+            || control.must_stop()
+            || control.past_soft()
+            || self.main.all_nodes() >= self.main.node_limit
     }
 
     fn iteration(
@@ -373,11 +497,11 @@ impl Searcher {
     ) -> Iteration {
         Iteration {
             depth,
-            seldepth: (self.seldepth as u32).max(depth),
+            seldepth: (self.main.seldepth as u32).max(depth),
             lines,
-            nodes: self.nodes,
+            nodes: self.main.all_nodes(),
             time: control.elapsed(),
-            hashfull: self.tt.hashfull(),
+            hashfull: self.main.tt.hashfull(),
             solved,
             book_hits: self.book_hits,
         }
@@ -394,22 +518,29 @@ impl Searcher {
     ) -> Option<Vec<Line>> {
         let budget = search_nodes
             .max(MIN_SOLVER_BUDGET)
-            .min(self.node_limit.saturating_sub(self.nodes));
+            .min(self.main.node_limit.saturating_sub(self.main.all_nodes()));
         if budget < 1000 {
             return None;
         }
         let moves = root.moves();
         let one_line = multipv == 1 && order.len() == root.legal_columns().count();
         self.solver.reset_nodes();
+        if let Some(crew) = &self.main.crew {
+            crew.pause();
+        }
         let proof = self
             .solver
             .prove_root(root, one_line, &mut self.secured, control, budget);
-        self.nodes += self.solver.nodes();
+        if let Some(crew) = &self.main.crew {
+            crew.resume();
+        }
+        self.main.nodes += self.solver.nodes();
         self.book_hits += self.solver.book_hits();
+        let prev_pv = &self.main.prev_pv;
         let scores = match proof {
             RootProof::Keeps { col, score } => {
-                let pv = if self.prev_pv.first() == Some(&(col as u8)) {
-                    self.prev_pv.iter().map(|&m| m as usize).collect()
+                let pv = if prev_pv.first() == Some(&(col as u8)) {
+                    prev_pv.iter().map(|&m| m as usize).collect()
                 } else {
                     vec![col]
                 };
@@ -440,8 +571,8 @@ impl Searcher {
                 .take(multipv)
                 .map(|&(c, s)| {
                     // keep the search's line when it starts with the same move
-                    let pv = if self.prev_pv.first() == Some(&(c as u8)) {
-                        self.prev_pv.iter().map(|&m| m as usize).collect()
+                    let pv = if prev_pv.first() == Some(&(c as u8)) {
+                        prev_pv.iter().map(|&m| m as usize).collect()
                     } else {
                         vec![c]
                     };
@@ -453,6 +584,111 @@ impl Searcher {
                 })
                 .collect(),
         )
+    }
+}
+
+/// The next iteration's root order: this one's ranking (`done`, best first), then the moves it
+/// did not reach, in their old order.
+fn next_order(done: &[RootMove], order: &[usize]) -> Vec<usize> {
+    let mut next: Vec<usize> = done.iter().map(|m| m.0).collect();
+    let rest: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|c| !next.contains(c))
+        .collect();
+    next.extend(rest);
+    next
+}
+
+impl Worker {
+    fn new(tt: Arc<TransTable>, id: u32) -> Worker {
+        Worker {
+            tt,
+            history: History::default(),
+            killers: [[NO_MOVE; 2]; MAX_PLY + 1],
+            pv: Box::new([[NO_MOVE; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv_len: [0; MAX_PLY + 1],
+            prev_pv: Vec::new(),
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            can_stop: false,
+            node_limit: u64::MAX,
+            control: None,
+            id,
+            crew: None,
+            flushed: 0,
+        }
+    }
+
+    /// Forgets what earlier searches taught this thread (the table is cleared by its owner).
+    fn forget(&mut self) {
+        self.history = History::default();
+        self.killers = [[NO_MOVE; 2]; MAX_PLY + 1];
+        self.prev_pv.clear();
+    }
+
+    /// Ready for a new search under `control`, with `crew` when threads search together.
+    fn start(&mut self, control: Option<Arc<SearchControl>>, crew: Option<Arc<Crew>>) {
+        self.nodes = 0;
+        self.flushed = 0;
+        self.seldepth = 0;
+        self.stopped = false;
+        self.can_stop = false;
+        self.node_limit = u64::MAX;
+        self.control = control;
+        self.crew = crew;
+        self.prev_pv.clear();
+    }
+
+    /// The nodes of the running search: the main thread's own and, while they run, what its
+    /// helpers have counted so far.
+    fn all_nodes(&self) -> u64 {
+        match &self.crew {
+            Some(c) if self.id == 0 => self.nodes + c.nodes.load(Ordering::Relaxed),
+            _ => self.nodes,
+        }
+    }
+
+    /// A helper's search: iterative deepening of the same root, reporting nothing, until the
+    /// crew or the search's stop rule ends it, the depth limit is reached or the root is
+    /// proven. Odd helpers start one ply deeper than the main thread, and every helper orders
+    /// moves near the root a little differently (see [`Worker::negamax`]), so that the threads
+    /// search different subtrees first and fill the shared table for each other.
+    fn lazy<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        order: &[usize],
+        max_depth: u32,
+    ) {
+        self.can_stop = true;
+        let mut order = order.to_vec();
+        let mut depth = (1 + (self.id & 1)).min(max_depth);
+        while depth <= max_depth {
+            let (mut done, complete) = self.root_search(root, depth as i32, &order, 1);
+            if !complete {
+                break;
+            }
+            done.sort_by_key(|m| std::cmp::Reverse(m.1));
+            if score::is_proven(done[0].1) {
+                break;
+            }
+            self.prev_pv = done[0].2.clone();
+            order = next_order(&done, &order);
+            depth += 1;
+        }
+        self.flush();
+        self.crew = None;
+        self.control = None;
+    }
+
+    /// Adds a helper's new nodes to its crew's count.
+    fn flush(&mut self) {
+        if let Some(c) = &self.crew {
+            c.nodes
+                .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+            self.flushed = self.nodes;
+        }
     }
 
     /// One iteration at the root: the completed moves (all of them unless interrupted) with
@@ -511,8 +747,19 @@ impl Searcher {
                 self.stopped = true;
             }
         }
-        if self.nodes >= self.node_limit {
+        if self.all_nodes() >= self.node_limit {
             self.stopped = true;
+        }
+        if self.id > 0 {
+            self.flush();
+            if let Some(crew) = &self.crew {
+                if crew.paused.load(Ordering::Relaxed) {
+                    crew.wait_while_paused(self.control.as_deref());
+                }
+                if crew.done.must_stop() {
+                    self.stopped = true;
+                }
+            }
         }
     }
 
@@ -607,7 +854,13 @@ impl Searcher {
             } else {
                 let threats = Position::<W, H>::winning_cells(p.current() | bit, p.mask() | bit)
                     .count_ones() as i32;
-                (threats << 20) + (self.history.get(side, bit).min((1 << 20) - 1) as i32)
+                let mut s =
+                    (threats << 20) + (self.history.get(side, bit).min((1 << 20) - 1) as i32);
+                if self.id > 0 && ply <= JITTER_PLIES {
+                    // a helper: up to one threat's worth of noise, different for each helper
+                    s += (((col as u32 * 3 + self.id) % 5) as i32) << 18;
+                }
+                s
             };
             sorter.add(bit, col, score);
         }
@@ -702,7 +955,10 @@ mod tests {
     type P = Position<7, 6>;
 
     fn run(p: &P, limits: SearchLimits) -> (SearchResult, Vec<Iteration>) {
-        let mut s = Searcher::new(8);
+        run_on(&mut Searcher::new(8), p, limits)
+    }
+
+    fn run_on(s: &mut Searcher, p: &P, limits: SearchLimits) -> (SearchResult, Vec<Iteration>) {
         let control = SearchControl::new(Deadlines::default(), false);
         let mut its = Vec::new();
         let r = s.search(p, &limits, &control, &mut |it: &Iteration| {
@@ -824,6 +1080,112 @@ mod tests {
     #[test]
     fn stops_on_flag() {
         let mut s = Searcher::new(8);
+        let control = SearchControl::new(Deadlines::default(), false);
+        let c2 = control.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            c2.stop();
+        });
+        let limits = SearchLimits {
+            infinite: true,
+            multipv: 1,
+            ..Default::default()
+        };
+        let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {});
+        t.join().unwrap();
+        assert!(r.best.is_some());
+    }
+
+    fn two_threads() -> Searcher {
+        let mut s = Searcher::new(8);
+        s.set_threads(2);
+        s
+    }
+
+    /// Lazy SMP may change which line the main thread finds, but not what is proven: wins and
+    /// losses within the depth are found as with one thread, and the reported nodes are every
+    /// thread's (the helper always completes its first iteration, so it has some).
+    #[test]
+    fn two_threads_find_proven_wins_and_losses() {
+        let mut s = two_threads();
+        let (r, its) = run_on(&mut s, &P::from_moves("414141").unwrap(), depth(3));
+        assert_eq!(
+            (r.best, r.last.lines[0].score),
+            (Some(3), Score::Win(1)),
+            "{its:?}"
+        );
+        let (r, its) = run_on(&mut s, &P::from_moves("3141").unwrap(), depth(5));
+        assert_eq!(
+            (r.best, r.last.lines[0].score),
+            (Some(4), Score::Win(2)),
+            "{its:?}"
+        );
+        let (r, its) = run_on(&mut s, &P::from_moves("31415").unwrap(), depth(5));
+        assert_eq!(r.last.lines[0].score, Score::Loss(1), "{its:?}");
+        let (r, _) = run_on(&mut s, &P::from_moves("4453").unwrap(), depth(10));
+        assert!(P::from_moves("4453").unwrap().can_play(r.best.unwrap()));
+        let helpers: u64 = s.helpers.iter().map(|h| h.nodes).sum();
+        assert!(helpers > 0);
+        assert_eq!(r.last.nodes, s.main.nodes + helpers);
+        assert_eq!(s.threads(), 2);
+        s.set_hash(4);
+        assert_eq!(s.threads(), 2, "a new Hash keeps the threads");
+    }
+
+    /// Two threads searching middle-game positions to a fixed depth play a legal move, and
+    /// whatever they report as proven agrees with the exact solver.
+    #[test]
+    fn two_threads_agree_with_the_solver() {
+        let mut solver = Solver::new(8);
+        let mut s = two_threads();
+        let mut proven = 0;
+        for moves in [
+            "2252576253462244111563365343671351441",
+            "5554224333234511764415115",
+            "52753311433677442422121",
+            "1233722555341451114725221333",
+            "271713432331713132",
+        ] {
+            let p = P::from_moves(moves).unwrap();
+            s.clear();
+            let (r, its) = run_on(&mut s, &p, depth(12));
+            let best = r.best.unwrap();
+            assert!(p.can_play(best), "{moves}: {best}");
+            if r.last.solved {
+                proven += 1;
+                let exact = solver.solve(&p).unwrap();
+                let want = Score::from_exact(42, p.moves() as i32, exact);
+                assert_eq!(r.last.lines[0].score, want, "{moves}: {its:?}");
+                let scores = solver.analyze(&p, false).unwrap();
+                assert_eq!(scores[best], Some(exact), "{moves}: {best}");
+            }
+        }
+        assert!(proven > 0, "the endgames are proven within depth 12");
+    }
+
+    #[test]
+    fn two_threads_solve_endgames_exactly() {
+        let moves = "2252576253462244111563365343671351441";
+        let p = P::from_moves(moves).unwrap();
+        let exact = Solver::new(8).solve(&p).unwrap();
+        let limits = SearchLimits {
+            multipv: 1,
+            ..Default::default()
+        };
+        let (r, its) = run_on(&mut two_threads(), &p, limits);
+        assert!(its.last().unwrap().solved);
+        assert_eq!(
+            r.last.lines[0].score,
+            Score::from_exact(42, p.moves() as i32, exact),
+            "{its:?}"
+        );
+    }
+
+    /// An infinite search on two threads ends with its stop flag: the helpers end with it (the
+    /// search waits for them).
+    #[test]
+    fn two_threads_stop_on_flag() {
+        let mut s = two_threads();
         let control = SearchControl::new(Deadlines::default(), false);
         let c2 = control.clone();
         let t = std::thread::spawn(move || {

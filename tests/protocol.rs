@@ -986,13 +986,23 @@ fn protocol_md_documents_the_option_table() {
     }
 }
 
+/// The nodes of a `go depth 10` from `4453` without the book: with one thread, the same in
+/// every run.
+fn depth_10_nodes(e: &mut Engine) -> String {
+    e.send("setoption name OwnBook value false");
+    e.send("ucinewgame");
+    let lines = e.search("position startpos moves 4453", "go depth 10");
+    field(last_info(&lines), "nodes").unwrap().to_string()
+}
+
 /// `Threads 2` through the protocol: a position whose proof takes the solver past its solo
 /// start (so both threads race) is proven with its exact score and a move that keeps it; bad
-/// values are refused and change nothing.
+/// values are refused and change nothing (the engine still searches on one thread: its node
+/// count is a fresh engine's).
 #[test]
 fn threads_option() {
     let mut e = Engine::start();
-    for bad in ["0", "65", "two"] {
+    for bad in ["0", "65", "two", "abc", "-1"] {
         e.send(&format!("setoption name Threads value {bad}"));
         let lines = e.sync();
         assert!(
@@ -1002,7 +1012,7 @@ fn threads_option() {
             "{bad}: {lines:?}"
         );
     }
-    e.send("setoption name OwnBook value false");
+    assert_eq!(depth_10_nodes(&mut e), depth_10_nodes(&mut Engine::start()));
     e.send("setoption name Threads value 2");
     // Pons' Test_L1_R2 position scored 4 (a win); the solver needs about 900,000 nodes
     let moves = "2416615552";
@@ -1020,4 +1030,63 @@ fn threads_option() {
     let col: usize = bestmove(&lines).parse().unwrap();
     let mut solver = Solver::new(16);
     assert_eq!(solver.solve_column(&p, col - 1, false).unwrap(), Some(4));
+}
+
+/// The bestmove of `lines` as a 0-based column, checked to be legal in `moves`.
+fn legal_bestmove(lines: &[String], moves: &str) -> usize {
+    let p = Position::<7, 6>::from_moves(moves).unwrap();
+    let col: usize = bestmove(lines)
+        .parse()
+        .unwrap_or_else(|_| panic!("{lines:?}"));
+    assert!((1..=7).contains(&col) && p.can_play(col - 1), "{lines:?}");
+    col - 1
+}
+
+/// Searches on two threads (Lazy SMP) through the protocol: timed and depth-limited searches
+/// report their depths and answer with a legal move, forced results are found as on one
+/// thread, and a search to the end of a game has the solver's exact score.
+#[test]
+fn threads_two_search() {
+    let mut e = Engine::start();
+    e.send("setoption name OwnBook value false");
+    e.send("setoption name Threads value 2");
+    assert!(e.sync().is_empty());
+    // past the book's depth anyway: Pons' Test_L2_R2 line 1
+    let moves = "274552224131661";
+    let lines = e.search(
+        &format!("position startpos moves {moves}"),
+        "go movetime 200",
+    );
+    legal_bestmove(&lines, moves);
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 1 ")),
+        "{lines:?}"
+    );
+    let lines = e.search(&format!("position startpos moves {moves}"), "go depth 8");
+    legal_bestmove(&lines, moves);
+    let depth: u32 = field(last_info(&lines), "depth").unwrap().parse().unwrap();
+    assert!((1..=8).contains(&depth), "{lines:?}");
+    // the main thread reports every depth it finishes, in order
+    let depths: Vec<u32> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .map(|l| field(l, "depth").unwrap().parse().unwrap())
+        .collect();
+    assert!(depths.windows(2).all(|w| w[0] <= w[1]), "{lines:?}");
+    // x plays 5 and threatens both 2 and 6: a win with its second disc
+    let lines = e.search("position startpos moves 3141", "go depth 6");
+    assert_eq!(bestmove(&lines), "5");
+    assert_eq!(field(last_info(&lines), "mate"), Some("2"), "{lines:?}");
+    let lines = e.search("position startpos moves 31415", "go movetime 200");
+    assert_eq!(field(last_info(&lines), "mate"), Some("-1"), "{lines:?}");
+    // Pons' Test_L3_R1 line 2: a win with x's last possible disc, proven
+    let moves = "7422341735647741166133573473242566";
+    let lines = e.search(&format!("position startpos moves {moves}"), "go");
+    assert_eq!(field(last_info(&lines), "mate"), Some("4"), "{lines:?}");
+    let col = legal_bestmove(&lines, moves);
+    let p = Position::<7, 6>::from_moves(moves).unwrap();
+    assert_eq!(
+        Solver::new(16).solve_column(&p, col, false).unwrap(),
+        Some(1)
+    );
 }

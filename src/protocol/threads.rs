@@ -28,7 +28,7 @@ pub enum Input {
 pub enum Job {
     Search(SearchTask),
     SetHash(usize),
-    /// Threads for the solver's proofs.
+    /// Threads for the search and the solver's proofs.
     SetThreads(usize),
     Clear,
     /// The book the searcher consults from now on (`None`: no book).
