@@ -3,12 +3,15 @@
 //! Scores are exact scores as [`crate::score`] defines them (Pons' convention: a win with the
 //! winner's k-th disc scores 22 - k on 7x6), from the side to move's point of view.
 //!
-//! Negamax with alpha-beta over the non-losing moves only, bounds clamped by the moves left and by
-//! static rules (claimeven, no four left), two transposition tables (a large one near the root, a
-//! cache-sized one deeper) with both bounds and the best move, the mirror-symmetric key near the
-//! root, enhanced transposition cutoffs at every node, and move ordering by the threats a move
-//! creates with the table's move and the centre as tie-breaks. The root value is found by
-//! null-window searches that narrow the window.
+//! Negamax with alpha-beta over the non-losing moves only. Before a position is searched it is
+//! resolved statically ([`Solver::resolve`]): forced moves are played through, and a loss to the
+//! opponent's next disc, a full board, bounds from the discs left and from an extended
+//! claimeven, and the table's bounds settle it without a node. A node resolves all its children
+//! first (enhanced transposition cutoffs come with it), caps its score when none of them loses
+//! at once, and searches the rest, ordered by the threats a move creates with the table's move
+//! and the centre as tie-breaks. Two transposition tables (a large one near the root, a
+//! cache-sized one deeper) hold both bounds and the best move, with the mirror-symmetric key
+//! near the root. The root value is found by null-window searches that narrow the window.
 
 use crate::board::{Geometry, Position};
 use crate::book::Book;
@@ -457,11 +460,7 @@ impl Solver {
             }
         }
         let moves = p.moves();
-        let key = if moves < SYMMETRY_PLIES {
-            p.symmetric_key().0
-        } else {
-            p.key()
-        };
+        let key = Self::key_of(p).0;
         if let Some(e) = self.table_for(moves).probe(key) {
             let floor = score::loss_next((W * H) as i32, moves as i32);
             if e.lower >= floor {
@@ -767,7 +766,8 @@ impl Solver {
     }
 
     /// The most the side to move can get when it cannot win with the disc it drops now: a win
-    /// with its next disc, or a draw when claimeven or the empty cells leave it no four.
+    /// with its next disc, a draw when the empty cells or claimeven leave it no four, a loss
+    /// when claimeven gives the opponent one.
     #[inline(always)]
     fn upper_bound<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
         let max = score::best_without_win_now((W * H) as i32, p.moves() as i32);
@@ -778,14 +778,22 @@ impl Solver {
         if !Position::<W, H>::has_four(p.current() | (Geometry::<W, H>::BOARD & !p.mask())) {
             return 0;
         }
-        // Claimeven (Allis): when every column has an even number of empty cells, the opponent
-        // can answer each move in the same column, so we only ever get the cells of our row
-        // parity. If those and our discs hold no four, we cannot win.
-        if p.possible() & !Geometry::<W, H>::MOVER_ROWS == 0 {
-            let ours =
-                p.current() | (Geometry::<W, H>::BOARD & !p.mask() & Geometry::<W, H>::MOVER_ROWS);
+        // Claimeven (Allis), extended: with an even number of empty cells, the columns with an
+        // odd number come in pairs. The opponent answers a move in a column with an even number
+        // in the same column, and a move in one of the others in another of them: we only get
+        // the empty cells of our row parity and some of the cells playable now. If those hold no
+        // four, we cannot win; if the opponent's share (the rest, less the playable cells) holds
+        // one, the opponent wins, by its last disc at the latest.
+        if (W * H) as u32 % 2 == p.moves() % 2 {
+            let empty = Geometry::<W, H>::BOARD & !p.mask();
+            let ours = p.current() | (empty & Geometry::<W, H>::MOVER_ROWS) | p.possible();
             if !Position::<W, H>::has_four(ours) {
-                return 0;
+                let theirs = p.opponent() | (empty & !Geometry::<W, H>::MOVER_ROWS & !p.possible());
+                return if Position::<W, H>::has_four(theirs) {
+                    -score::win_at((W * H) as i32, (W * H) as i32 - 1)
+                } else {
+                    0
+                };
             }
         }
         max
@@ -964,7 +972,14 @@ impl Solver {
             alpha = alpha.max(s);
         }
         let work = bit_length(self.nodes - nodes_before);
-        self.store_result(moves as u32, key, best, alpha_orig, best_col.map(orient), work);
+        self.store_result(
+            moves as u32,
+            key,
+            best,
+            alpha_orig,
+            best_col.map(orient),
+            work,
+        );
         best
     }
 

@@ -100,6 +100,14 @@ fn matches_plain_minimax_on_5x4() {
     check_against_minimax::<5, 4>(150, 10, 0xD1B5_4A32_D192_ED03);
 }
 
+/// Odd heights and an odd cell count: claimeven's row parity and its even-empty-cells rule
+/// differ there from 7x6.
+#[test]
+fn matches_plain_minimax_on_odd_heights() {
+    check_against_minimax::<4, 5>(150, 10, 0x6A09_E667_F3BC_C908);
+    check_against_minimax::<5, 5>(100, 14, 0xBB67_AE85_84CA_A73B);
+}
+
 #[test]
 fn two_threads_match_plain_minimax() {
     check_against_minimax_threads::<4, 4>(150, 4, 0x2545_F491_4F6C_DD1D, 2);
