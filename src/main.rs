@@ -100,7 +100,8 @@ enum Cmd {
 #[derive(Subcommand)]
 enum BookCmd {
     /// Solves every position with exactly DEPTH discs, scores the earlier ones from them and
-    /// writes the book; interrupted builds resume from OUT.partial.
+    /// writes the book; interrupted builds resume from OUT.partial. With --shard K/N, solves
+    /// only shard K of N into OUT (a shard file for `vier book merge`).
     Build {
         /// The book holds every position with at most this many discs.
         #[arg(long)]
@@ -117,9 +118,28 @@ enum BookCmd {
         #[arg(long)]
         out: std::path::PathBuf,
         /// Add the main line (best play for both sides, every move from each of its positions
-        /// scored) up to positions of this many discs.
+        /// scored) up to positions of this many discs (with shards: at the merge).
         #[arg(long, default_value_t = 0)]
         line: u32,
+        /// Solve only shard K of N (0 <= K < N) of the positions with DEPTH discs.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<vier::book::shard::ShardSpec>,
+    },
+    /// Checks that the shard files of a build belong together and are complete, and writes the
+    /// book they make: the same bytes as an unsharded build.
+    Merge {
+        /// The book file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Add the main line up to positions of this many discs, as `build --line` does.
+        #[arg(long, default_value_t = 0)]
+        line: u32,
+        /// Table size for the main line's solves, MB.
+        #[arg(long, default_value_t = 1024)]
+        hash: usize,
+        /// The shard files, all N of them, in any order.
+        #[arg(required = true)]
+        shards: Vec<std::path::PathBuf>,
     },
     /// Re-solves a random sample of a book's entries without any book; exit status 1 on a
     /// mismatch.
@@ -153,6 +173,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             size,
             out: file,
             line,
+            shard,
         } => {
             let opts = vier::book::build::BuildOptions {
                 size,
@@ -162,7 +183,26 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
                 out: file,
                 line,
             };
-            vier::book::build::build(&opts, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
+            match shard {
+                None => vier::book::build::build(&opts, &mut io::stderr()).map(|_| ()),
+                Some(spec) => {
+                    vier::book::build::build_shard(&opts, spec, &mut io::stderr()).map(|_| ())
+                }
+            }
+            .map(|()| ExitCode::SUCCESS)
+        }
+        BookCmd::Merge {
+            out: file,
+            line,
+            hash,
+            shards,
+        } => {
+            let opts = vier::book::build::MergeOptions {
+                out: file,
+                line,
+                hash_mb: hash,
+            };
+            vier::book::build::merge(&opts, &shards, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
         }
         BookCmd::Verify {
             file,
