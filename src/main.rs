@@ -141,6 +141,20 @@ enum BookCmd {
         #[arg(required = true)]
         shards: Vec<std::path::PathBuf>,
     },
+    /// Balanced openings for matches: the positions of a few plies that the book scores a draw
+    /// or a narrow win, written as tools/openings.txt is.
+    Openings {
+        /// Book file (default: the one built in).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 2)]
+        min_plies: u32,
+        #[arg(long, default_value_t = 6)]
+        max_plies: u32,
+        /// Keep draws and wins whose score is at most this (1: a win with the winner's last disc).
+        #[arg(long, default_value_t = 1)]
+        max_score: i32,
+    },
     /// Re-solves a random sample of a book's entries without any book; exit status 1 on a
     /// mismatch.
     Verify {
@@ -223,6 +237,35 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        BookCmd::Openings {
+            book,
+            min_plies,
+            max_plies,
+            max_score,
+        } => {
+            let source = book.map_or(
+                vier::book::BookSource::BuiltIn,
+                vier::book::BookSource::File,
+            );
+            let book = vier::book::open(&source)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{source}: {e}")))?
+                .expect("a book was asked for");
+            let opts = vier::book::openings::OpeningsOptions {
+                min_plies,
+                max_plies,
+                max_score,
+            };
+            let list = vier::book::openings::openings(&book, opts)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+            let mut command = format!(
+                "vier book openings --min-plies {min_plies} --max-plies {max_plies} --max-score {max_score}"
+            );
+            if let vier::book::BookSource::File(path) = &source {
+                command += &format!(" --book {}", path.display());
+            }
+            cli::book::openings_file(&book, &command, &opts, &list, &mut out)
+                .map(|_| ExitCode::SUCCESS)
         }
         BookCmd::Info { file, moves } => {
             let book = cli::book::load(&file)?;
