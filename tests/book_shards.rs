@@ -366,6 +366,10 @@ fn shard_and_merge_commands() {
     let o = run(merge_args(&parts));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_same_file(&whole, &merged);
+    // a shard is no book, and says how it becomes one
+    let o = run_vier(&["book", "info", &parts[0]], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("vier book merge"));
     // a bad --shard is a usage error
     let o = run_vier(&[&base[..], &["--shard", "2/2", "--out", "x"]].concat(), "");
     assert_eq!(o.status.code(), Some(2));

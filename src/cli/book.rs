@@ -11,6 +11,13 @@ use std::path::Path;
 /// Reads a book for the commands, turning its error into an `io::Error` that says which file.
 pub fn load(path: &Path) -> io::Result<Book> {
     Book::load(path).map_err(|e: BookError| {
+        let e = match e {
+            BookError::BadMagic if crate::book::shard::Shard::load(path).is_ok() => {
+                "a shard of a book build, not a book: join all the shards with vier book merge"
+                    .to_string()
+            }
+            e => e.to_string(),
+        };
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{}: {e}", path.display()),
