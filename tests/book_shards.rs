@@ -187,10 +187,26 @@ fn shards_that_do_not_belong_together_are_refused() {
         e,
         MergeError::Missing {
             missing: vec![1],
+            total: 1,
             count: 3
         }
     );
     assert!(e.to_string().contains("missing shard 1/3"), "{e}");
+    // a split into very many shards is named by its first missing ones, not listed whole
+    let s0 = Shard::load(&parts[0]).unwrap();
+    let spec = ShardSpec::new(7, u32::MAX).unwrap();
+    let entries: Vec<(u64, i8)> = s0.entries().filter(|&(k, _)| spec.holds(k)).collect();
+    let huge = dir.join("huge-split");
+    Shard::new(s0.size, 6, spec, s0.ply_positions, entries)
+        .save(&huge)
+        .unwrap();
+    let e = refused(vec![huge]);
+    assert!(
+        matches!(&e, MergeError::Missing { missing, total, .. } if missing.len() == 10 && *total == u32::MAX - 1),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("0/4294967295, 1/4294967295"), "{e}");
+    assert!(e.to_string().contains("and 4294967284 more"), "{e}");
 
     let e = refused(vec![parts[0].clone(), parts[1].clone(), parts[1].clone()]);
     assert!(

@@ -30,6 +30,9 @@ use std::time::{Duration, Instant};
 /// Positions a thread takes at a time: neighbours in depth-first order, sharing the table.
 const CHUNK: usize = 16;
 
+/// Missing shards a refused merge names (it counts the rest).
+const MISSING_SHOWN: usize = 10;
+
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
     pub size: Size,
@@ -171,8 +174,10 @@ pub enum MergeError {
         first: PathBuf,
         second: PathBuf,
     },
+    /// `total` shards of `count` are missing; `missing` are the first few of them.
     Missing {
         missing: Vec<u32>,
+        total: u32,
         count: u32,
     },
     /// The shards' ply is not the one this vier enumerates (another rule, another version).
@@ -208,12 +213,20 @@ impl fmt::Display for MergeError {
                 first.display(),
                 second.display()
             ),
-            MergeError::Missing { missing, count } => {
-                let list: Vec<String> = missing.iter().map(|k| format!("{k}/{count}")).collect();
+            MergeError::Missing {
+                missing,
+                total,
+                count,
+            } => {
+                let mut list: Vec<String> =
+                    missing.iter().map(|k| format!("{k}/{count}")).collect();
+                if *total as usize > missing.len() {
+                    list.push(format!("and {} more", *total as usize - missing.len()));
+                }
                 write!(
                     f,
                     "missing shard{} {} (need all of 0/{count} to {}/{count})",
-                    if missing.len() == 1 { "" } else { "s" },
+                    if *total == 1 { "" } else { "s" },
                     list.join(", "),
                     count - 1
                 )
@@ -288,9 +301,17 @@ pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io:
             }));
         }
     }
-    let missing: Vec<u32> = (0..count).filter(|k| !seen.contains_key(k)).collect();
-    if !missing.is_empty() {
-        return Err(refuse(MergeError::Missing { missing, count }));
+    if seen.len() < count as usize {
+        // the first few by number: N comes from a file, and may be huge
+        let missing: Vec<u32> = (0..count)
+            .filter(|k| !seen.contains_key(k))
+            .take(MISSING_SHOWN)
+            .collect();
+        return Err(refuse(MergeError::Missing {
+            missing,
+            total: count - seen.len() as u32,
+            count,
+        }));
     }
     let opts = BuildOptions {
         size: first.size,
