@@ -25,7 +25,8 @@
 //! ```
 //!
 //! The sorted table is searched by binary search: no index, no hashing, and the file is its own
-//! in-memory image. On 7x6 an entry is 8 bytes.
+//! in-memory image. On 7x6 an entry is 8 bytes. A build in shards writes shard files first,
+//! with their own header and the same entries: their bytes are drawn in [`super::shard`].
 
 use crate::board::Position;
 use std::fmt;
