@@ -107,7 +107,11 @@ fn build_shard_sized<const W: usize, const H: usize>(
     let last = &plies[opts.depth as usize];
     let ply_positions = u32::try_from(last.len())
         .map_err(|_| io::Error::other("more positions in one ply than a shard file counts"))?;
-    let part: Vec<u64> = last.iter().copied().filter(|&k| spec.holds(k)).collect();
+    let part: Vec<u64> = last
+        .iter()
+        .copied()
+        .filter(|&k| spec.holds::<W, H>(k))
+        .collect();
     writeln!(
         log,
         "shard {spec}: {} of the {} positions with {} discs",
@@ -343,12 +347,12 @@ fn merge_sized<const W: usize, const H: usize>(
     let ply: HashSet<u64> = last.iter().copied().collect();
     let mut per_shard = vec![0usize; shards[0].1.spec.count as usize];
     for &k in last {
-        per_shard[shard_of(k, shards[0].1.spec.count) as usize] += 1;
+        per_shard[shard_of::<W, H>(k, shards[0].1.spec.count) as usize] += 1;
     }
     for (file, s) in shards {
         if let Some((k, _)) = s
             .entries()
-            .find(|&(k, _)| !ply.contains(&k) || !s.spec.holds(k))
+            .find(|&(k, _)| !ply.contains(&k) || !s.spec.holds::<W, H>(k))
         {
             let moves = position_from_key::<W, H>(k)
                 .and_then(|p| p.to_move_string())
