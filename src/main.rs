@@ -100,7 +100,8 @@ enum Cmd {
 #[derive(Subcommand)]
 enum BookCmd {
     /// Solves every position with exactly DEPTH discs, scores the earlier ones from them and
-    /// writes the book; interrupted builds resume from OUT.partial.
+    /// writes the book; interrupted builds resume from OUT.partial. With --shard K/N, solves
+    /// only shard K of N into OUT (a shard file for `vier book merge`).
     Build {
         /// The book holds every position with at most this many discs.
         #[arg(long)]
@@ -117,9 +118,42 @@ enum BookCmd {
         #[arg(long)]
         out: std::path::PathBuf,
         /// Add the main line (best play for both sides, every move from each of its positions
-        /// scored) up to positions of this many discs.
+        /// scored) up to positions of this many discs (with shards: at the merge).
         #[arg(long, default_value_t = 0)]
         line: u32,
+        /// Solve only shard K of N (0 <= K < N) of the positions with DEPTH discs.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<vier::book::shard::ShardSpec>,
+    },
+    /// Checks that the shard files of a build belong together and are complete, and writes the
+    /// book they make: the same bytes as an unsharded build.
+    Merge {
+        /// The book file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Add the main line up to positions of this many discs, as `build --line` does.
+        #[arg(long, default_value_t = 0)]
+        line: u32,
+        /// Table size for the main line's solves, MB.
+        #[arg(long, default_value_t = 1024)]
+        hash: usize,
+        /// The shard files, all N of them, in any order.
+        #[arg(required = true)]
+        shards: Vec<std::path::PathBuf>,
+    },
+    /// Balanced openings for matches: the positions of a few plies that the book scores a draw
+    /// or a narrow win, written as tools/openings.txt is.
+    Openings {
+        /// Book file (default: the one built in).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 2)]
+        min_plies: u32,
+        #[arg(long, default_value_t = 6)]
+        max_plies: u32,
+        /// Keep draws and wins whose score is at most this (1: a win with the winner's last disc).
+        #[arg(long, default_value_t = 1)]
+        max_score: i32,
     },
     /// Re-solves a random sample of a book's entries without any book; exit status 1 on a
     /// mismatch.
@@ -153,6 +187,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             size,
             out: file,
             line,
+            shard,
         } => {
             let opts = vier::book::build::BuildOptions {
                 size,
@@ -162,7 +197,26 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
                 out: file,
                 line,
             };
-            vier::book::build::build(&opts, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
+            match shard {
+                None => vier::book::build::build(&opts, &mut io::stderr()).map(|_| ()),
+                Some(spec) => {
+                    vier::book::build::build_shard(&opts, spec, &mut io::stderr()).map(|_| ())
+                }
+            }
+            .map(|()| ExitCode::SUCCESS)
+        }
+        BookCmd::Merge {
+            out: file,
+            line,
+            hash,
+            shards,
+        } => {
+            let opts = vier::book::build::MergeOptions {
+                out: file,
+                line,
+                hash_mb: hash,
+            };
+            vier::book::build::merge(&opts, &shards, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
         }
         BookCmd::Verify {
             file,
@@ -183,6 +237,35 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        BookCmd::Openings {
+            book,
+            min_plies,
+            max_plies,
+            max_score,
+        } => {
+            let source = book.map_or(
+                vier::book::BookSource::BuiltIn,
+                vier::book::BookSource::File,
+            );
+            let book = vier::book::open(&source)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{source}: {e}")))?
+                .expect("a book was asked for");
+            let opts = vier::book::openings::OpeningsOptions {
+                min_plies,
+                max_plies,
+                max_score,
+            };
+            let list = vier::book::openings::openings(&book, opts)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+            let mut command = format!(
+                "vier book openings --min-plies {min_plies} --max-plies {max_plies} --max-score {max_score}"
+            );
+            if let vier::book::BookSource::File(path) = &source {
+                command += &format!(" --book {}", path.display());
+            }
+            cli::book::openings_file(&book, &command, &opts, &list, &mut out)
+                .map(|_| ExitCode::SUCCESS)
         }
         BookCmd::Info { file, moves } => {
             let book = cli::book::load(&file)?;

@@ -553,7 +553,7 @@ def main(argv=None) -> int:
     ap.add_argument("--times", help="thinking times in ms, e.g. 1,3,10,30,100,300,1000")
     ap.add_argument("--positions", type=int, help="positions per phase (default 100, quick 2)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the position sample (default 1)")
-    ap.add_argument("--games", type=int, help="games per time point (even; default 96 = the 16 openings x 2 colours x 3 passes; quick 2)")
+    ap.add_argument("--games", type=int, help="games per time point (even; default 96: the first 48 openings x 2 colours; quick 2)")
     ap.add_argument("--ref-ms", type=int, default=10, help="the reference's ms per move (default 10)")
     ap.add_argument("--openings", default=os.path.join(HERE, "openings.txt"))
     ap.add_argument("--margin", type=int, default=50, help="referee --margin in ms (default 50)")

@@ -3,10 +3,17 @@
 //! table, taking chunks of neighbouring positions so that a thread's table serves siblings.
 //! Every solved position goes to the [`Journal`] at once; a build that is interrupted resumes
 //! from it. When the last ply is complete, the shallower plies are scored by negamax over their
-//! children (no search), the book is written and the journal removed. [`verify`] re-solves a
-//! sample of a book without any book.
+//! children (no search), the main line is added if asked, the book is written and the journal
+//! removed. [`verify`] re-solves a sample of a book without any book.
+//!
+//! A build can be split: [`build_shard`] solves one [`ShardSpec`] of the last ply into a
+//! [`Shard`] file, anywhere, and [`merge`] checks the shards and takes the same finishing step
+//! as [`build`], which is itself the one shard `0/1` solved in process. So the merged book is
+//! the unsharded one, byte for byte. The main line (`--line`) is added at the merge: it needs
+//! the whole ply, and it is one sequential walk.
 
 use super::journal::{journal_path, Journal};
+use super::shard::{shard_of, Shard, ShardError, ShardSpec};
 use super::{key_discs, position_from_key, Book};
 use crate::board::{Position, Size};
 use crate::ordering::column_order;
@@ -14,13 +21,17 @@ use crate::solver::Solver;
 use crate::with_size;
 use crossbeam_channel::unbounded;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Positions a thread takes at a time: neighbours in depth-first order, sharing the table.
 const CHUNK: usize = 16;
+
+/// Missing shards a refused merge names (it counts the rest).
+const MISSING_SHOWN: usize = 10;
 
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -51,60 +62,410 @@ pub fn build(opts: &BuildOptions, log: &mut dyn Write) -> io::Result<Book> {
     with_size!(opts.size, build_sized::<W, H>(opts, log))
 }
 
+/// An unsharded build: the one shard of the whole ply, solved here, then the finishing step
+/// that [`merge`] takes too.
 fn build_sized<const W: usize, const H: usize>(
     opts: &BuildOptions,
     log: &mut dyn Write,
 ) -> io::Result<Book> {
-    if opts.depth as usize >= W * H {
+    let started = Instant::now();
+    let plies = plan::<W, H>(opts.depth, log)?;
+    let jpath = journal_path(&opts.out);
+    let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
+    reuse_book::<W, H>(&opts.out, &mut known, log)?;
+    solve_part::<W, H>(
+        &plies[opts.depth as usize],
+        opts,
+        &mut known,
+        &mut journal,
+        &jpath,
+        log,
+    )?;
+    finish::<W, H>(opts, &plies, known, journal, started, log)
+}
+
+/// Solves shard `spec` of a build: the positions with exactly `opts.depth` discs that
+/// [`ShardSpec::holds`], written to `opts.out` as a [`Shard`] when all are solved. Resumable
+/// from its journal as [`build`] is. The main line (`opts.line`) is the merge's business.
+pub fn build_shard(opts: &BuildOptions, spec: ShardSpec, log: &mut dyn Write) -> io::Result<Shard> {
+    if opts.line > opts.depth {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("depth {} is not below the {} cells", opts.depth, W * H),
+            "--line is added when the shards are merged (vier book merge --line N), not by a shard",
+        ));
+    }
+    with_size!(opts.size, build_shard_sized::<W, H>(opts, spec, log))
+}
+
+fn build_shard_sized<const W: usize, const H: usize>(
+    opts: &BuildOptions,
+    spec: ShardSpec,
+    log: &mut dyn Write,
+) -> io::Result<Shard> {
+    let started = Instant::now();
+    let plies = plan::<W, H>(opts.depth, log)?;
+    let last = &plies[opts.depth as usize];
+    let ply_positions = u32::try_from(last.len())
+        .map_err(|_| io::Error::other("more positions in one ply than a shard file counts"))?;
+    let part: Vec<u64> = last
+        .iter()
+        .copied()
+        .filter(|&k| spec.holds::<W, H>(k))
+        .collect();
+    writeln!(
+        log,
+        "shard {spec}: {} of the {} positions with {} discs",
+        part.len(),
+        last.len(),
+        opts.depth
+    )?;
+    let jpath = journal_path(&opts.out);
+    let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
+    // a shard already at `out` (of any split) holds exact scores
+    if let Ok(old) = Shard::load(&opts.out) {
+        if old.size == opts.size {
+            known.extend(old.entries());
+        }
+    }
+    solve_part::<W, H>(&part, opts, &mut known, &mut journal, &jpath, log)?;
+    let entries = part
+        .iter()
+        .map(|&k| (k, known[&k]))
+        .collect::<Vec<(u64, i8)>>();
+    let shard = Shard::new(opts.size, opts.depth, spec, ply_positions, entries);
+    journal.sync()?;
+    drop(journal);
+    shard.save(&opts.out)?;
+    std::fs::remove_file(&jpath)?;
+    writeln!(
+        log,
+        "wrote shard {spec} to {}: {} positions, {} bytes, in {}",
+        opts.out.display(),
+        shard.len(),
+        shard.to_bytes().len(),
+        fmt_duration(started.elapsed())
+    )?;
+    Ok(shard)
+}
+
+/// Where `vier book merge` writes, and what it adds past the shards.
+#[derive(Clone, Debug)]
+pub struct MergeOptions {
+    pub out: PathBuf,
+    /// The main line up to positions of this many discs, as [`BuildOptions::line`].
+    pub line: u32,
+    /// Table size for the main line's solves, MB.
+    pub hash_mb: usize,
+}
+
+/// Why shards do not make a book.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeError {
+    NoShards,
+    /// A file that is no sound shard.
+    Damaged {
+        file: PathBuf,
+        error: ShardError,
+    },
+    /// A shard of another build: `what` says how it differs from `other`.
+    Foreign {
+        file: PathBuf,
+        other: PathBuf,
+        what: String,
+    },
+    Duplicate {
+        spec: ShardSpec,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    /// `total` shards of `count` are missing; `missing` are the first few of them.
+    Missing {
+        missing: Vec<u32>,
+        total: u32,
+        count: u32,
+    },
+    /// The shards' ply is not the one this vier enumerates (another rule, another version).
+    PlyMismatch {
+        in_shards: u32,
+        enumerated: usize,
+    },
+    /// A shard whose entries are not exactly the positions of its part.
+    WrongEntries {
+        file: PathBuf,
+        why: String,
+    },
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MergeError::NoShards => write!(f, "no shards to merge"),
+            MergeError::Damaged { file, error } => write!(f, "{}: {error}", file.display()),
+            MergeError::Foreign { file, other, what } => write!(
+                f,
+                "{} does not belong with {}: {what}",
+                file.display(),
+                other.display()
+            ),
+            MergeError::Duplicate {
+                spec,
+                first,
+                second,
+            } => write!(
+                f,
+                "duplicate shard {spec}: {} and {}",
+                first.display(),
+                second.display()
+            ),
+            MergeError::Missing {
+                missing,
+                total,
+                count,
+            } => {
+                let mut list: Vec<String> =
+                    missing.iter().map(|k| format!("{k}/{count}")).collect();
+                if *total as usize > missing.len() {
+                    list.push(format!("and {} more", *total as usize - missing.len()));
+                }
+                write!(
+                    f,
+                    "missing shard{} {} (need all of 0/{count} to {}/{count})",
+                    if *total == 1 { "" } else { "s" },
+                    list.join(", "),
+                    count - 1
+                )
+            }
+            MergeError::PlyMismatch {
+                in_shards,
+                enumerated,
+            } => write!(
+                f,
+                "the shards cover a ply of {in_shards} positions, this vier enumerates {enumerated}"
+            ),
+            MergeError::WrongEntries { file, why } => write!(f, "{}: {why}", file.display()),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+fn refuse(e: MergeError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+/// Checks that `files` are the complete, sound shards of one build and makes the book from them
+/// as [`build`] does (same finishing step, same bytes). Nothing is written unless they are.
+pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io::Result<Book> {
+    let started = Instant::now();
+    let mut shards = Vec::with_capacity(files.len());
+    for file in files {
+        let shard = Shard::load(file).map_err(|error| {
+            refuse(MergeError::Damaged {
+                file: file.clone(),
+                error,
+            })
+        })?;
+        shards.push((file.clone(), shard));
+    }
+    let Some((first_file, first)) = shards.first() else {
+        return Err(refuse(MergeError::NoShards));
+    };
+    let count = first.spec.count;
+    let mut seen: HashMap<u32, &PathBuf> = HashMap::new();
+    for (file, s) in &shards {
+        let what = if s.size != first.size {
+            Some(format!("a {} board, not {}", s.size, first.size))
+        } else if s.depth != first.depth {
+            Some(format!("depth {}, not {}", s.depth, first.depth))
+        } else if s.spec.count != count {
+            Some(format!(
+                "shard {} of a split in {}, not in {count}",
+                s.spec, s.spec.count
+            ))
+        } else if s.ply_positions != first.ply_positions {
+            Some(format!(
+                "a ply of {} positions, not {}",
+                s.ply_positions, first.ply_positions
+            ))
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(refuse(MergeError::Foreign {
+                file: file.clone(),
+                other: first_file.clone(),
+                what,
+            }));
+        }
+        if let Some(prev) = seen.insert(s.spec.index, file) {
+            return Err(refuse(MergeError::Duplicate {
+                spec: s.spec,
+                first: prev.clone(),
+                second: file.clone(),
+            }));
+        }
+    }
+    if seen.len() < count as usize {
+        // the first few by number: N comes from a file, and may be huge
+        let missing: Vec<u32> = (0..count)
+            .filter(|k| !seen.contains_key(k))
+            .take(MISSING_SHOWN)
+            .collect();
+        return Err(refuse(MergeError::Missing {
+            missing,
+            total: count - seen.len() as u32,
+            count,
+        }));
+    }
+    let opts = BuildOptions {
+        size: first.size,
+        depth: first.depth,
+        threads: 1,
+        hash_mb: opts.hash_mb,
+        out: opts.out.clone(),
+        line: opts.line,
+    };
+    with_size!(opts.size, merge_sized::<W, H>(&opts, &shards, started, log))
+}
+
+fn merge_sized<const W: usize, const H: usize>(
+    opts: &BuildOptions,
+    shards: &[(PathBuf, Shard)],
+    started: Instant,
+    log: &mut dyn Write,
+) -> io::Result<Book> {
+    let plies = plan::<W, H>(opts.depth, log)?;
+    let last = &plies[opts.depth as usize];
+    let in_shards = shards[0].1.ply_positions;
+    if last.len() != in_shards as usize {
+        return Err(refuse(MergeError::PlyMismatch {
+            in_shards,
+            enumerated: last.len(),
+        }));
+    }
+    // every shard must hold exactly its part of the ply: no position of another, none missing
+    let ply: HashSet<u64> = last.iter().copied().collect();
+    let mut per_shard = vec![0usize; shards[0].1.spec.count as usize];
+    for &k in last {
+        per_shard[shard_of::<W, H>(k, shards[0].1.spec.count) as usize] += 1;
+    }
+    for (file, s) in shards {
+        if let Some((k, _)) = s
+            .entries()
+            .find(|&(k, _)| !ply.contains(&k) || !s.spec.holds::<W, H>(k))
+        {
+            let moves = position_from_key::<W, H>(k)
+                .and_then(|p| p.to_move_string())
+                .unwrap_or_else(|| format!("key {k:#x}"));
+            return Err(refuse(MergeError::WrongEntries {
+                file: file.clone(),
+                why: format!(
+                    "holds {} which is not a position of shard {} of the ply",
+                    display_moves(&moves),
+                    s.spec
+                ),
+            }));
+        }
+        let needs = per_shard[s.spec.index as usize];
+        if s.len() != needs {
+            return Err(refuse(MergeError::WrongEntries {
+                file: file.clone(),
+                why: format!(
+                    "shard {} holds {} positions, its part of the ply has {needs}: incomplete",
+                    s.spec,
+                    s.len()
+                ),
+            }));
+        }
+    }
+    writeln!(
+        log,
+        "merging {} shards: {} positions with {} discs",
+        shards.len(),
+        last.len(),
+        opts.depth
+    )?;
+    let jpath = journal_path(&opts.out);
+    let (journal, mut known) = Journal::open(&jpath, opts.size)?;
+    reuse_book::<W, H>(&opts.out, &mut known, log)?;
+    known.extend(shards.iter().flat_map(|(_, s)| s.entries()));
+    finish::<W, H>(opts, &plies, known, journal, started, log)
+}
+
+/// Every position up to `depth` discs (see [`enumerate`]), after checking that the depth leaves
+/// the game something to play; says on `log` what there is to do.
+fn plan<const W: usize, const H: usize>(
+    depth: u32,
+    log: &mut dyn Write,
+) -> io::Result<Vec<Vec<u64>>> {
+    if depth as usize >= W * H {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("depth {} is not below the {} cells", depth, W * H),
         ));
     }
     let started = Instant::now();
-    let plies = enumerate::<W, H>(opts.depth);
+    let plies = enumerate::<W, H>(depth);
     let total: usize = plies.iter().map(Vec::len).sum();
-    let last = &plies[opts.depth as usize];
     writeln!(
         log,
         "book {}x{} depth {}: {} positions, {} with {} discs to solve ({} ms to enumerate)",
         W,
         H,
-        opts.depth,
+        depth,
         total,
-        last.len(),
-        opts.depth,
+        plies[depth as usize].len(),
+        depth,
         started.elapsed().as_millis()
     )?;
-    let jpath = journal_path(&opts.out);
-    let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
-    // a book already at `out` (an earlier build, say to another depth) holds exact scores too
-    if let Ok(old) = Book::load(&opts.out) {
+    Ok(plies)
+}
+
+/// A book already at `out` (an earlier build, say to another depth) holds exact scores too.
+fn reuse_book<const W: usize, const H: usize>(
+    out: &Path,
+    known: &mut HashMap<u64, i8>,
+    log: &mut dyn Write,
+) -> io::Result<()> {
+    if let Ok(old) = Book::load(out) {
         if (old.width(), old.height()) == (W, H) {
             known.extend(old.entries().map(|(k, s)| (k, s as i8)));
             writeln!(
                 log,
                 "reusing the {} scores of the book at {}",
                 old.len(),
-                opts.out.display()
+                out.display()
             )?;
         }
     }
-    let todo: Vec<u64> = last
+    Ok(())
+}
+
+/// Solves the positions of `part` not yet `known` on `opts.threads` threads, each with its own
+/// solver and table, taking chunks of neighbouring positions; every score goes to the journal
+/// and to `known` as it comes.
+fn solve_part<const W: usize, const H: usize>(
+    part: &[u64],
+    opts: &BuildOptions,
+    known: &mut HashMap<u64, i8>,
+    journal: &mut Journal,
+    jpath: &Path,
+    log: &mut dyn Write,
+) -> io::Result<()> {
+    let todo: Vec<u64> = part
         .iter()
         .copied()
         .filter(|k| !known.contains_key(k))
         .collect();
-    if todo.len() < last.len() {
+    if todo.len() < part.len() {
         writeln!(
             log,
             "resuming from {}: {} of {} already solved",
             jpath.display(),
-            last.len() - todo.len(),
-            last.len()
+            part.len() - todo.len(),
+            part.len()
         )?;
     }
-
     let next = AtomicUsize::new(0);
     let (tx, rx) = unbounded::<(u64, i32, u64)>();
     let solve_started = Instant::now();
@@ -134,6 +495,7 @@ fn build_sized<const W: usize, const H: usize>(
         drop(tx);
         let (mut done, mut nodes) = (0usize, 0u64);
         let mut last_report = Instant::now();
+        let before = part.len() - todo.len();
         for (k, s, n) in rx {
             journal.append(k, s)?;
             known.insert(k, s as i8);
@@ -147,9 +509,9 @@ fn build_sized<const W: usize, const H: usize>(
                 writeln!(
                     log,
                     "{}/{} solved ({:.1}%), {:.1} positions/s, {:.1}M nodes/s, elapsed {}, left ~{}",
-                    last.len() - todo.len() + done,
-                    last.len(),
-                    100.0 * (last.len() - todo.len() + done) as f64 / last.len().max(1) as f64,
+                    before + done,
+                    part.len(),
+                    100.0 * (before + done) as f64 / part.len().max(1) as f64,
                     rate,
                     nodes as f64 / el.as_secs_f64().max(1e-9) / 1e6,
                     fmt_duration(el),
@@ -158,9 +520,22 @@ fn build_sized<const W: usize, const H: usize>(
             }
         }
         Ok(())
-    })?;
+    })
+}
+
+/// The finishing step of [`build`] and [`merge`], given the exact score of every position with
+/// `opts.depth` discs in `known`: the shallower plies by negamax, the main line if asked, the
+/// book written to `opts.out` and the journal removed.
+fn finish<const W: usize, const H: usize>(
+    opts: &BuildOptions,
+    plies: &[Vec<u64>],
+    known: HashMap<u64, i8>,
+    mut journal: Journal,
+    started: Instant,
+    log: &mut dyn Write,
+) -> io::Result<Book> {
     let mut entries =
-        complete::<W, H>(&plies, |k| known.get(&k).map(|&s| s as i32)).ok_or_else(|| {
+        complete::<W, H>(plies, |k| known.get(&k).map(|&s| s as i32)).ok_or_else(|| {
             io::Error::other("a position of the last ply has no score (journal incomplete)")
         })?;
     if opts.line > opts.depth {
@@ -174,7 +549,7 @@ fn build_sized<const W: usize, const H: usize>(
     drop(journal);
     let book = Book::from_entries(W, H, opts.depth, entries);
     book.save(&opts.out)?;
-    std::fs::remove_file(&jpath)?;
+    std::fs::remove_file(journal_path(&opts.out))?;
     writeln!(
         log,
         "wrote {}: {} positions, {} bytes, in {}",
@@ -247,10 +622,7 @@ struct SplitMix(u64);
 impl SplitMix {
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        super::shard::mix64(self.0)
     }
 }
 

@@ -25,7 +25,8 @@
 //! ```
 //!
 //! The sorted table is searched by binary search: no index, no hashing, and the file is its own
-//! in-memory image. On 7x6 an entry is 8 bytes.
+//! in-memory image. On 7x6 an entry is 8 bytes. A build in shards writes shard files first,
+//! with their own header and the same entries: their bytes are drawn in [`super::shard`].
 
 use crate::board::Position;
 use std::fmt;
@@ -134,6 +135,50 @@ pub fn key_bytes(width: usize, height: usize) -> usize {
     (width * (height + 1)).div_ceil(8)
 }
 
+/// The entry table of a book or shard file: for each entry its key's low
+/// [`key_bytes`] bytes, then its score as an i8 (keys sorted ascending by the caller).
+pub(crate) fn encode_entries(width: usize, height: usize, keys: &[u64], scores: &[i8]) -> Vec<u8> {
+    let kb = key_bytes(width, height);
+    let mut body = Vec::with_capacity(keys.len() * (kb + 1));
+    for (k, s) in keys.iter().zip(scores) {
+        body.extend_from_slice(&k.to_le_bytes()[..kb]);
+        body.push(*s as u8);
+    }
+    body
+}
+
+/// Reads an entry table (its length a whole number of entries, checked by the caller), checking
+/// that keys ascend strictly and every score is possible on the board.
+pub(crate) fn decode_entries(
+    body: &[u8],
+    width: usize,
+    height: usize,
+) -> Result<(Vec<u64>, Vec<i8>), BookError> {
+    let kb = key_bytes(width, height);
+    let max = (width * height).div_ceil(2) as i32;
+    let count = body.len() / (kb + 1);
+    let mut keys = Vec::with_capacity(count);
+    let mut scores = Vec::with_capacity(count);
+    for (index, e) in body.chunks_exact(kb + 1).enumerate() {
+        let mut k = [0u8; 8];
+        k[..kb].copy_from_slice(&e[..kb]);
+        let key = u64::from_le_bytes(k);
+        let score = e[kb] as i8;
+        if keys.last().is_some_and(|&last| last >= key) {
+            return Err(BookError::Unsorted { index });
+        }
+        if (score as i32).abs() > max {
+            return Err(BookError::BadScore {
+                index,
+                score: score as i32,
+            });
+        }
+        keys.push(key);
+        scores.push(score);
+    }
+    Ok((keys, scores))
+}
+
 /// An opening book in memory: sorted keys with their scores.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Book {
@@ -223,26 +268,7 @@ impl Book {
         if computed != stored {
             return Err(BookError::Checksum { stored, computed });
         }
-        let max = (w * h).div_ceil(2) as i32;
-        let mut keys = Vec::with_capacity(count);
-        let mut scores = Vec::with_capacity(count);
-        for (index, e) in body.chunks_exact(kb + 1).enumerate() {
-            let mut k = [0u8; 8];
-            k[..kb].copy_from_slice(&e[..kb]);
-            let key = u64::from_le_bytes(k);
-            let score = e[kb] as i8;
-            if keys.last().is_some_and(|&last| last >= key) {
-                return Err(BookError::Unsorted { index });
-            }
-            if (score as i32).abs() > max {
-                return Err(BookError::BadScore {
-                    index,
-                    score: score as i32,
-                });
-            }
-            keys.push(key);
-            scores.push(score);
-        }
+        let (keys, scores) = decode_entries(body, w, h)?;
         let max_moves = keys
             .iter()
             .map(|&k| key_discs(k, w, h))
@@ -315,12 +341,7 @@ impl Book {
 
     /// The file image (see the module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let kb = key_bytes(self.width, self.height);
-        let mut body = Vec::with_capacity(self.keys.len() * (kb + 1));
-        for (k, s) in self.keys.iter().zip(&self.scores) {
-            body.extend_from_slice(&k.to_le_bytes()[..kb]);
-            body.push(*s as u8);
-        }
+        let body = encode_entries(self.width, self.height, &self.keys, &self.scores);
         let mut out = Vec::with_capacity(HEADER + body.len());
         out.extend_from_slice(MAGIC);
         out.push(VERSION);

@@ -11,6 +11,13 @@ use std::path::Path;
 /// Reads a book for the commands, turning its error into an `io::Error` that says which file.
 pub fn load(path: &Path) -> io::Result<Book> {
     Book::load(path).map_err(|e: BookError| {
+        let e = match e {
+            BookError::BadMagic if crate::book::shard::Shard::load(path).is_ok() => {
+                "a shard of a book build, not a book: join all the shards with vier book merge"
+                    .to_string()
+            }
+            e => e.to_string(),
+        };
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{}: {e}", path.display()),
@@ -76,6 +83,57 @@ pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result
                 cols.join(" ")
             )?;
         });
+    }
+    Ok(())
+}
+
+/// The openings file `tools/referee.py` reads: a header of `#` comments saying how it was made
+/// (`command`, the line that makes it again), then `<moves>  # score <+N>` per opening.
+pub fn openings_file(
+    book: &Book,
+    command: &str,
+    opts: &crate::book::openings::OpeningsOptions,
+    list: &[crate::book::openings::Opening],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut per_ply = std::collections::BTreeMap::new();
+    for o in list {
+        *per_ply.entry(o.moves.len()).or_insert(0usize) += 1;
+    }
+    let per_ply: Vec<String> = per_ply
+        .iter()
+        .map(|(plies, n)| format!("{n} of {plies} plies"))
+        .collect();
+    writeln!(
+        out,
+        "# Balanced openings for tools/referee.py (one move string per line, '#' comments)."
+    )?;
+    writeln!(out, "# Made with: {command}")?;
+    writeln!(
+        out,
+        "# From the {}x{} book of depth {} (exact scores): every position of {} to {} plies, mirror",
+        book.width(),
+        book.height(),
+        book.depth(),
+        opts.min_plies,
+        opts.max_plies
+    )?;
+    writeln!(
+        out,
+        "# images merged, whose score for the side to move is a draw or a win within {} of the",
+        opts.max_score
+    )?;
+    writeln!(
+        out,
+        "# end (+1: the winner wins with its last disc, +2 the one before); left out: a win at"
+    )?;
+    writeln!(
+        out,
+        "# once, or a single move that does not lose at once (a forced block)."
+    )?;
+    writeln!(out, "# {} openings: {}.", list.len(), per_ply.join(", "))?;
+    for o in list {
+        writeln!(out, "{}  # score {:+}", o.moves, o.score)?;
     }
     Ok(())
 }
