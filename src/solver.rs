@@ -881,6 +881,16 @@ impl Solver {
         let opp_threats = p.opponent_winning_cells();
         let mut sorter = MoveSorter::new();
         let order = column_order::<W>();
+        if (moves as u32) + 1 < NEAR_PLIES {
+            // Children's entries in the large table are cache misses: ask for all of them
+            // before resolving any, so that the misses overlap.
+            let mut m = next;
+            while m != 0 {
+                let bit = m & m.wrapping_neg();
+                m ^= bit;
+                self.tt.prefetch(Self::key_of(&p.after(bit)).0);
+            }
+        }
         for &col in order.iter().rev() {
             let bit = next & Geometry::<W, H>::column_mask(col);
             if bit == 0 {

@@ -276,24 +276,36 @@ impl TransTable {
 }
 
 /// Allocates zeroed buckets, asking Linux for huge pages first: probes hit random buckets, and
-/// with 4 KiB pages nearly every probe of a large table also misses the TLB.
+/// with 4 KiB pages nearly every probe of a large table also misses the TLB. The memory comes
+/// zeroed from the allocator (fresh pages from the kernel for a large table), so a table costs
+/// nothing until its pages are touched: a 1 GB table for a short search does not cost a second
+/// of memset.
 fn allocate(n: usize) -> Vec<Bucket> {
-    let mut v: Vec<Bucket> = Vec::with_capacity(n);
+    let layout = std::alloc::Layout::array::<Bucket>(n).expect("table size overflows");
+    // SAFETY: the layout is non-zero (n >= 1); an all-zero Bucket is a valid value (its slots are
+    // atomics holding 0, the empty entry); the Vec takes ownership of exactly this allocation
+    // with its length and capacity n, and frees it with the same layout.
+    let v = unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout) as *mut Bucket;
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Vec::from_raw_parts(ptr, n, n)
+    };
     #[cfg(target_os = "linux")]
     {
         let bytes = n * std::mem::size_of::<Bucket>();
         if bytes >= 4 << 20 {
-            let start = v.as_mut_ptr() as usize;
+            let start = v.as_ptr() as usize;
             let aligned = (start + 4095) & !4095;
             let len = (start + bytes).saturating_sub(aligned) & !4095;
-            // SAFETY: madvise only advises the kernel about this allocation's own, not yet
-            // touched pages; it does not read or write them. Failure is harmless.
+            // SAFETY: madvise only advises the kernel about this allocation's own pages; it does
+            // not read or write them. Failure is harmless.
             unsafe {
                 libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
             }
         }
     }
-    v.resize_with(n, Bucket::default);
     v
 }
 
