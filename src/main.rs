@@ -32,8 +32,10 @@ enum Cmd {
         #[arg(long, default_value = "7x6")]
         size: Size,
         /// Size in MB of the table for positions near the root (the cache-sized table for
-        /// the rest is fixed); the empty 7x6 board wants 1024 or more.
-        #[arg(long, default_value_t = 16)]
+        /// the rest is fixed); the empty 7x6 board wants 1024 or more. A small table suits
+        /// positions that take milliseconds: each starts with a cold table, and a small one
+        /// stays in the cache.
+        #[arg(long, default_value_t = 4)]
         hash: usize,
         /// Threads that search each position together (sharing the table).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
