@@ -1077,9 +1077,8 @@ mod tests {
         assert_eq!(r.best, Some(0));
     }
 
-    #[test]
-    fn stops_on_flag() {
-        let mut s = Searcher::new(8);
+    /// An infinite search ends when its stop flag is raised, with a move.
+    fn assert_stops_on_flag(mut s: Searcher) {
         let control = SearchControl::new(Deadlines::default(), false);
         let c2 = control.clone();
         let t = std::thread::spawn(move || {
@@ -1094,6 +1093,11 @@ mod tests {
         let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {});
         t.join().unwrap();
         assert!(r.best.is_some());
+    }
+
+    #[test]
+    fn stops_on_flag() {
+        assert_stops_on_flag(Searcher::new(8));
     }
 
     fn two_threads() -> Searcher {
@@ -1185,20 +1189,6 @@ mod tests {
     /// search waits for them).
     #[test]
     fn two_threads_stop_on_flag() {
-        let mut s = two_threads();
-        let control = SearchControl::new(Deadlines::default(), false);
-        let c2 = control.clone();
-        let t = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(50));
-            c2.stop();
-        });
-        let limits = SearchLimits {
-            infinite: true,
-            multipv: 1,
-            ..Default::default()
-        };
-        let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {});
-        t.join().unwrap();
-        assert!(r.best.is_some());
+        assert_stops_on_flag(two_threads());
     }
 }

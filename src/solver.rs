@@ -19,6 +19,8 @@ use crate::control::{NodeBudget, SearchControl};
 use crate::ordering::{column_order, MoveSorter};
 use crate::score;
 use crate::tt::{Entry, TransTable};
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -97,7 +99,7 @@ const MAX_WIDTH: usize = 9;
 /// Positions being searched by some thread: one word per slot holding the key, set on entry
 /// and cleared on exit. A lost race only makes a thread search a move it could have deferred.
 struct Busy {
-    slots: Vec<std::sync::atomic::AtomicU64>,
+    slots: Vec<AtomicU64>,
 }
 
 impl Busy {
@@ -105,37 +107,29 @@ impl Busy {
 
     fn new() -> Busy {
         Busy {
-            slots: (0..1 << Self::BITS)
-                .map(|_| std::sync::atomic::AtomicU64::new(0))
-                .collect(),
+            slots: (0..1 << Self::BITS).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
     #[inline(always)]
-    fn slot(&self, key: u64) -> &std::sync::atomic::AtomicU64 {
+    fn slot(&self, key: u64) -> &AtomicU64 {
         &self.slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::BITS)) as usize]
     }
 
     #[inline(always)]
     fn enter(&self, key: u64) {
-        self.slot(key)
-            .store(key, std::sync::atomic::Ordering::Relaxed);
+        self.slot(key).store(key, Relaxed);
     }
 
     #[inline(always)]
     fn leave(&self, key: u64) {
         let s = self.slot(key);
-        let _ = s.compare_exchange(
-            key,
-            0,
-            std::sync::atomic::Ordering::Relaxed,
-            std::sync::atomic::Ordering::Relaxed,
-        );
+        let _ = s.compare_exchange(key, 0, Relaxed, Relaxed);
     }
 
     #[inline(always)]
     fn is_busy(&self, key: u64) -> bool {
-        self.slot(key).load(std::sync::atomic::Ordering::Relaxed) == key
+        self.slot(key).load(Relaxed) == key
     }
 }
 
@@ -153,6 +147,8 @@ struct Open<const W: usize, const H: usize> {
     p: Position<W, H>,
     /// The same side is to move as in the position resolved (an even number of forced moves).
     same: bool,
+    /// Its non-losing moves (at least two).
+    next: u64,
     /// The most its side to move can get ([`Solver::upper_bound`]).
     max: i32,
     key: u64,
@@ -807,6 +803,7 @@ impl Solver {
             return Resolved::Search(Open {
                 p,
                 same,
+                next,
                 max,
                 key,
                 mirrored,
@@ -885,7 +882,7 @@ impl Solver {
                 return s;
             }
         }
-        let next = p.non_losing_moves();
+        let next = open.next;
         debug_assert!(next & (next - 1) != 0);
         let min = score::worst_without_loss_next(cells, moves);
         if alpha < min {
