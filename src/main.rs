@@ -35,7 +35,7 @@ enum Cmd {
         /// the rest is fixed); the empty 7x6 board wants 1024 or more. A small table suits
         /// positions that take milliseconds: each starts with a cold table, and a small one
         /// stays in the cache.
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = 4, value_parser = table_mb)]
         hash: usize,
         /// Threads that search each position together (sharing the table).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -112,7 +112,7 @@ enum BookCmd {
         #[arg(long, default_value_t = 2)]
         threads: usize,
         /// Table size per thread, MB.
-        #[arg(long, default_value_t = 1024)]
+        #[arg(long, default_value_t = 1024, value_parser = table_mb)]
         hash: usize,
         #[arg(long, default_value = "7x6")]
         size: Size,
@@ -137,7 +137,7 @@ enum BookCmd {
         #[arg(long, default_value_t = 0)]
         line: u32,
         /// Table size for the main line's solves, MB.
-        #[arg(long, default_value_t = 1024)]
+        #[arg(long, default_value_t = 1024, value_parser = table_mb)]
         hash: usize,
         /// The shard files, all N of them, in any order.
         #[arg(required = true)]
@@ -166,7 +166,7 @@ enum BookCmd {
         sample: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = 256, value_parser = table_mb)]
         hash: usize,
     },
     /// Size and depth of a book; with --moves, the book's score of that position and of every
@@ -274,6 +274,18 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             cli::book::info(&book, moves.as_deref(), &mut out).map(|_| ExitCode::SUCCESS)
         }
     }
+}
+
+/// A `--hash` size: a number of megabytes the machine has.
+fn table_mb(s: &str) -> Result<usize, String> {
+    let mb: usize = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of megabytes"))?;
+    if mb == 0 {
+        return Err("a table needs at least 1 MB".into());
+    }
+    vier::tt::check_size(mb).map_err(|e| e.to_string())?;
+    Ok(mb)
 }
 
 fn main() -> ExitCode {

@@ -35,7 +35,7 @@ use crate::eval;
 use crate::ordering::{column_order, History, MoveSorter};
 use crate::score::{self, Score};
 use crate::solver::{RootProof, Solver, MAX_THREADS};
-use crate::tt::{Bound, Heuristic, TransTable};
+use crate::tt::{check_size, Bound, Heuristic, TableError, TransTable};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -231,26 +231,39 @@ impl Searcher {
     /// solver's.
     pub fn new(hash_mb: usize) -> Searcher {
         let (a, b) = split_hash(hash_mb);
+        Searcher::with_tables(TransTable::new(a), Solver::new(b))
+    }
+
+    /// A searcher with tables of the size a user chose, or why the machine cannot give them.
+    pub fn try_new(hash_mb: usize) -> Result<Searcher, TableError> {
+        check_size(hash_mb)?;
+        let (a, b) = split_hash(hash_mb);
+        Ok(Searcher::with_tables(
+            TransTable::try_new(a)?,
+            Solver::try_new(b)?,
+        ))
+    }
+
+    fn with_tables(tt: TransTable, solver: Solver) -> Searcher {
         Searcher {
-            main: Worker::new(Arc::new(TransTable::new(a)), 0),
+            main: Worker::new(Arc::new(tt), 0),
             helpers: Vec::new(),
-            solver: Solver::new(b),
+            solver,
             book_hits: 0,
             secured: None,
         }
     }
 
-    /// Reallocates both tables (everything learnt is lost; the book and the threads stay).
-    pub fn set_hash(&mut self, hash_mb: usize) {
-        let book = self.solver.book().cloned();
-        let threads = self.threads();
-        // free the old tables first, so the peak is not twice the size
-        self.helpers.clear();
-        self.main.tt = Arc::new(TransTable::with_buckets(1));
-        self.solver = Solver::new(1);
-        *self = Searcher::new(hash_mb);
-        self.solver.set_book(book);
-        self.set_threads(threads);
+    /// Reallocates both tables (everything learnt is lost; the book and the threads stay). When
+    /// the machine cannot give the new size, the old tables stay as they were. The new tables are
+    /// taken before the old ones are freed: their pages are mapped lazily, so this costs address
+    /// space, not memory.
+    pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), TableError> {
+        let mut fresh = Searcher::try_new(hash_mb)?;
+        fresh.set_book(self.solver.book().cloned());
+        fresh.set_threads(self.threads());
+        *self = fresh;
+        Ok(())
     }
 
     /// Searches and proves with `threads` threads from now on (1..=[`MAX_THREADS`]): the
@@ -1132,8 +1145,19 @@ mod tests {
         assert!(helpers > 0);
         assert_eq!(r.last.nodes, s.main.nodes + helpers);
         assert_eq!(s.threads(), 2);
-        s.set_hash(4);
+        s.set_hash(4).unwrap();
         assert_eq!(s.threads(), 2, "a new Hash keeps the threads");
+        let size = s.main.tt.size_bytes();
+        let too_much = crate::tt::machine_memory_mb().unwrap() + 2;
+        assert!(matches!(
+            s.set_hash(too_much),
+            Err(TableError::MoreThanMachine { .. })
+        ));
+        assert_eq!(
+            (s.main.tt.size_bytes(), s.threads()),
+            (size, 2),
+            "a refused Hash changes nothing"
+        );
     }
 
     /// Two threads searching middle-game positions to a fixed depth play a legal move, and

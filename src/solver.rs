@@ -18,7 +18,7 @@ use crate::book::Book;
 use crate::control::{NodeBudget, SearchControl};
 use crate::ordering::{column_order, MoveSorter};
 use crate::score;
-use crate::tt::{Entry, TransTable};
+use crate::tt::{Entry, TableError, TransTable};
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -164,6 +164,11 @@ impl Solver {
     /// A solver with a transposition table of `hash_mb` megabytes.
     pub fn new(hash_mb: usize) -> Solver {
         Solver::with_table(TransTable::new(hash_mb))
+    }
+
+    /// A solver with a table of the size a user chose, or why the machine cannot give it.
+    pub fn try_new(hash_mb: usize) -> Result<Solver, TableError> {
+        Ok(Solver::with_table(TransTable::try_new(hash_mb)?))
     }
 
     pub fn with_table(tt: TransTable) -> Solver {

@@ -112,14 +112,26 @@ pub struct Heuristic {
 
 /// The table; `&self` is enough to store, so threads share one (see the module documentation).
 pub struct TransTable {
-    buckets: Vec<Bucket>,
+    buckets: Buckets,
     generation: AtomicU8,
 }
 
 impl TransTable {
-    /// A table of about `mb` megabytes (at least one bucket).
+    /// A table of about `mb` megabytes (at least one bucket). Aborts, as a `Vec` does, when the
+    /// memory is refused: for sizes a user chose, use [`TransTable::try_new`].
     pub fn new(mb: usize) -> TransTable {
-        Self::with_buckets((mb.max(1) << 20) / std::mem::size_of::<Bucket>())
+        Self::with_buckets(buckets_in(mb))
+    }
+
+    /// A table of about `mb` megabytes, or an error when that is more than the machine's memory
+    /// or the allocator refuses it.
+    pub fn try_new(mb: usize) -> Result<TransTable, TableError> {
+        check_size(mb)?;
+        let buckets = try_allocate(buckets_in(mb)).ok_or(TableError::Refused { mb })?;
+        Ok(TransTable {
+            buckets,
+            generation: AtomicU8::new(1),
+        })
     }
 
     /// A table with exactly `n` buckets (tests use tiny tables to force replacement).
@@ -260,7 +272,7 @@ impl TransTable {
     pub fn hashfull(&self) -> u32 {
         let mut used = 0u32;
         let mut seen = 0;
-        'outer: for b in &self.buckets {
+        'outer: for b in self.buckets.iter() {
             for s in &b.slots {
                 if seen == 1000 {
                     break 'outer;
@@ -275,38 +287,150 @@ impl TransTable {
     }
 }
 
-/// Allocates zeroed buckets, asking Linux for huge pages first: probes hit random buckets, and
-/// with 4 KiB pages nearly every probe of a large table also misses the TLB. The memory comes
-/// zeroed from the allocator (fresh pages from the kernel for a large table), so a table costs
-/// nothing until its pages are touched: a 1 GB table for a short search does not cost a second
-/// of memset.
-fn allocate(n: usize) -> Vec<Bucket> {
-    let layout = std::alloc::Layout::array::<Bucket>(n).expect("table size overflows");
-    // SAFETY: the layout is non-zero (n >= 1); an all-zero Bucket is a valid value (its slots are
-    // atomics holding 0, the empty entry); the Vec takes ownership of exactly this allocation
-    // with its length and capacity n, and frees it with the same layout.
-    let v = unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout) as *mut Bucket;
-        if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        Vec::from_raw_parts(ptr, n, n)
-    };
-    #[cfg(target_os = "linux")]
-    {
-        let bytes = n * std::mem::size_of::<Bucket>();
-        if bytes >= 4 << 20 {
-            let start = v.as_ptr() as usize;
-            let aligned = (start + 4095) & !4095;
-            let len = (start + bytes).saturating_sub(aligned) & !4095;
-            // SAFETY: madvise only advises the kernel about this allocation's own pages; it does
-            // not read or write them. Failure is harmless.
-            unsafe {
-                libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+/// Why a table of a chosen size cannot be had.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableError {
+    /// More megabytes than the machine has memory.
+    MoreThanMachine { mb: usize, machine_mb: usize },
+    /// The allocator (the kernel) refused the memory.
+    Refused { mb: usize },
+}
+
+impl std::fmt::Display for TableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            TableError::MoreThanMachine { mb, machine_mb } => write!(
+                f,
+                "a table of {mb} MB is more than this machine's memory ({machine_mb} MB)"
+            ),
+            TableError::Refused { mb } => {
+                write!(f, "the system refused the memory for a table of {mb} MB")
             }
         }
     }
-    v
+}
+
+impl std::error::Error for TableError {}
+
+/// The machine's physical memory in megabytes, when the system says.
+pub fn machine_memory_mb() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf only reads system configuration values.
+        let (pages, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        if pages > 0 && page > 0 {
+            return Some(((pages as u128 * page as u128) >> 20) as usize);
+        }
+    }
+    None
+}
+
+/// Checks a table size a user chose against the machine's memory (without allocating). Tables
+/// take their pages lazily, so a size the machine has costs only what the search touches.
+pub fn check_size(mb: usize) -> Result<(), TableError> {
+    match machine_memory_mb() {
+        Some(machine_mb) if mb > machine_mb => Err(TableError::MoreThanMachine { mb, machine_mb }),
+        _ => Ok(()),
+    }
+}
+
+fn buckets_in(mb: usize) -> usize {
+    (mb.clamp(1, usize::MAX >> 21) << 20) / std::mem::size_of::<Bucket>()
+}
+
+fn allocate(n: usize) -> Buckets {
+    Buckets::try_new(n)
+        .unwrap_or_else(|| std::alloc::handle_alloc_error(std::alloc::Layout::new::<Bucket>()))
+}
+
+fn try_allocate(n: usize) -> Option<Buckets> {
+    Buckets::try_new(n)
+}
+
+/// The table's memory, zeroed (an all-zero slot is the empty entry). On Unix the pages come
+/// straight from the kernel, zeroed and untouched, so a table costs nothing until a probe first
+/// touches a page: std's zeroed allocation writes every byte when the alignment is a cache
+/// line's, which costs a second per few gigabytes before the first node. On Linux a large table
+/// asks for huge pages: probes hit random buckets, and with 4 KiB pages nearly every probe of a
+/// large table would also miss the TLB.
+struct Buckets {
+    ptr: std::ptr::NonNull<Bucket>,
+    len: usize,
+}
+
+// SAFETY: Buckets owns its memory as a Box<[Bucket]> would, and Bucket is Send and Sync (atomics).
+unsafe impl Send for Buckets {}
+unsafe impl Sync for Buckets {}
+
+impl Buckets {
+    fn try_new(len: usize) -> Option<Buckets> {
+        let len = len.max(1);
+        let bytes = len.checked_mul(std::mem::size_of::<Bucket>())?;
+        #[cfg(unix)]
+        // SAFETY: an anonymous private mapping of `bytes` bytes, owned by the result and unmapped
+        // by its drop; the kernel returns it page-aligned (more than a Bucket's alignment) and
+        // zeroed, and zeroed atomics are valid Buckets. madvise only advises about these pages.
+        let ptr = unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                return None;
+            }
+            #[cfg(target_os = "linux")]
+            if bytes >= 4 << 20 {
+                libc::madvise(p, bytes, libc::MADV_HUGEPAGE);
+            }
+            p as *mut Bucket
+        };
+        #[cfg(not(unix))]
+        // SAFETY: a non-zero layout; zeroed atomics are valid Buckets; freed by drop with the
+        // same layout.
+        let ptr = unsafe {
+            std::alloc::alloc_zeroed(std::alloc::Layout::array::<Bucket>(len).ok()?) as *mut Bucket
+        };
+        Some(Buckets {
+            ptr: std::ptr::NonNull::new(ptr)?,
+            len,
+        })
+    }
+}
+
+impl std::ops::Deref for Buckets {
+    type Target = [Bucket];
+    fn deref(&self) -> &[Bucket] {
+        // SAFETY: ptr points to len initialised Buckets owned by self.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        let bytes = self.len * std::mem::size_of::<Bucket>();
+        // SAFETY: frees exactly the memory try_new took, once.
+        #[cfg(unix)]
+        unsafe {
+            libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, bytes);
+        }
+        #[cfg(not(unix))]
+        unsafe {
+            let _ = bytes;
+            std::alloc::dealloc(
+                self.ptr.as_ptr() as *mut u8,
+                std::alloc::Layout::array::<Bucket>(self.len).unwrap(),
+            );
+        }
+    }
 }
 
 #[inline(always)]

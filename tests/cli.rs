@@ -131,3 +131,31 @@ fn bench_signs_solver_and_searcher() {
         .filter(|l| l.contains(" bestmove "))
         .any(|l| nodes(l) > 0));
 }
+
+/// `--hash` takes what the machine has and refuses more with the reason, before any work and
+/// without a panic or an abort.
+#[test]
+fn hash_beyond_the_machine_is_refused() {
+    let machine = vier::tt::machine_memory_mb().expect("the machine's memory");
+    for cmd in [&["solve"][..], &["book", "verify", "no.book"][..]] {
+        let too_much = (machine + 1).to_string();
+        let args: Vec<&str> = cmd.iter().copied().chain(["--hash", &too_much]).collect();
+        let out = vier(&args, "44\n");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("more than this machine's memory"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // a quarter of the machine: the table's pages are mapped as the solver touches them
+    let quarter = (machine / 4).max(1).to_string();
+    let out = vier(&["solve", "--hash", &quarter], "4455\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(lines(&out)[0].starts_with("4455 "), "{:?}", lines(&out));
+}

@@ -351,6 +351,7 @@ fn bad_input_keeps_the_position() {
         "go movetime -x",
         "go depth",
         "setoption name Hash value 0",
+        "setoption name Hash value 33554433",
         "setoption name Width value 99",
         "setoption name UCI_Variant value chess",
         "setoption name NoSuchOption value 1",
@@ -1030,6 +1031,31 @@ fn threads_option() {
     let col: usize = bestmove(&lines).parse().unwrap();
     let mut solver = Solver::new(16);
     assert_eq!(solver.solve_column(&p, col - 1, false).unwrap(), Some(4));
+}
+
+/// `Hash` goes up to what the machine has (tables are mapped lazily, so a large one costs only
+/// what the search touches); more is refused with the reason, and the engine goes on with the
+/// tables it had.
+#[test]
+fn hash_up_to_the_machine_memory() {
+    let machine = vier::tt::machine_memory_mb().expect("the machine's memory");
+    let mut e = Engine::start();
+    e.send(&format!("setoption name Hash value {}", machine + 1));
+    let lines = e.sync();
+    assert!(
+        lines.len() == 1
+            && lines[0].starts_with("info string error: Hash")
+            && lines[0].contains("more than this machine's memory"),
+        "{lines:?}"
+    );
+    assert_eq!(depth_10_nodes(&mut e), depth_10_nodes(&mut Engine::start()));
+    e.send(&format!(
+        "setoption name Hash value {}",
+        (machine / 4).max(2)
+    ));
+    assert_eq!(e.sync(), Vec::<String>::new());
+    let lines = e.search("position startpos moves 4453", "go depth 8");
+    legal_bestmove(&lines, "4453");
 }
 
 /// The bestmove of `lines` as a 0-based column, checked to be legal in `moves`.

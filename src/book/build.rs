@@ -466,6 +466,13 @@ fn solve_part<const W: usize, const H: usize>(
             part.len()
         )?;
     }
+    // every thread has its own table: together they must fit the machine
+    crate::tt::check_size(opts.hash_mb.saturating_mul(opts.threads.max(1))).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("{e} (--hash per thread)"),
+        )
+    })?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = unbounded::<(u64, i32, u64)>();
     let solve_started = Instant::now();

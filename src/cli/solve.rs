@@ -68,7 +68,8 @@ fn run_sized<const W: usize, const H: usize>(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<SolveSummary> {
-    let mut solver = Solver::new(opts.hash_mb);
+    let mut solver =
+        Solver::try_new(opts.hash_mb).map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
     solver.set_book(opts.book.clone());
     solver.set_threads(opts.threads);
     let mut sum = SolveSummary::default();

@@ -28,6 +28,7 @@ use crate::board::Size;
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
 use crate::time::TimeLimit;
+use crate::tt::{check_size, TableError};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
 use std::sync::Arc;
@@ -233,6 +234,7 @@ impl<O: Write> Engine<O> {
                 }
             }
             Report::Pong => {}
+            Report::HashRefused { mb, error } => self.error(&hash_refused(mb, &error)),
             Report::Panicked(msg) => {
                 return Err(Fatal(format!("the searcher thread panicked: {msg}")))
             }
@@ -362,6 +364,9 @@ impl<O: Write> Engine<O> {
     fn apply(&mut self, opt: Opt, value: Value) -> Result<(), String> {
         match (opt, value) {
             (Opt::Hash, Value::Spin(n)) => {
+                // refused at once when the machine has less memory; the searcher thread reports
+                // an allocation the system refuses all the same
+                check_size(n as usize).map_err(|e| hash_refused(n as usize, &e))?;
                 self.allocating = true;
                 let _ = self.jobs.send(Job::SetHash(n as usize));
             }
@@ -479,4 +484,9 @@ impl<O: Write> Engine<O> {
             self.error(&format!("bench failed: {e}"));
         }
     }
+}
+
+/// The error printed when a `Hash` size cannot be had.
+fn hash_refused(mb: usize, error: &TableError) -> String {
+    format!("Hash {mb}: {error}; the tables stay as they were")
 }

@@ -64,7 +64,9 @@ pub enum Value {
 }
 
 pub use crate::search::DEFAULT_HASH_MB;
-pub const MAX_HASH_MB: usize = 4096;
+/// As Stockfish: the spin's limit is not the machine's; a size the machine has not got is
+/// refused when it is set.
+pub const MAX_HASH_MB: usize = 1 << 25;
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 /// The text UCI GUIs send for an empty string.

@@ -7,6 +7,7 @@ use super::game::SearchTask;
 use super::options::DEFAULT_HASH_MB;
 use crate::book::Book;
 use crate::search::{Iteration, SearchResult, Searcher};
+use crate::tt::TableError;
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,6 +43,11 @@ pub enum Report {
     Info(Iteration),
     Done(SearchResult),
     Pong,
+    /// The machine could not give the tables of a `Hash` change; the old ones stay.
+    HashRefused {
+        mb: usize,
+        error: TableError,
+    },
     Panicked(String),
 }
 
@@ -100,16 +106,20 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
     let mut threads = 1;
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
-            Job::SetHash(mb) => match searcher.as_mut() {
-                // frees the old tables first and keeps the book
-                Some(s) => s.set_hash(mb),
-                None => {
-                    let mut s = Searcher::new(mb);
-                    s.set_book(book.clone());
-                    s.set_threads(threads);
-                    searcher = Some(s);
+            Job::SetHash(mb) => {
+                // keeps the book and the threads; a refused size leaves the tables as they were
+                let result = match searcher.as_mut() {
+                    Some(s) => s.set_hash(mb),
+                    None => Searcher::try_new(mb).map(|mut s| {
+                        s.set_book(book.clone());
+                        s.set_threads(threads);
+                        searcher = Some(s);
+                    }),
+                };
+                if let Err(error) = result {
+                    let _ = reports.send(Report::HashRefused { mb, error });
                 }
-            },
+            }
             Job::SetThreads(n) => {
                 if let Some(s) = searcher.as_mut() {
                     s.set_threads(n);
