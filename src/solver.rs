@@ -156,6 +156,11 @@ struct Open<const W: usize, const H: usize> {
     entry: Option<Entry>,
 }
 
+/// Root windows step instead of halving when this many scores are left (measured: 4 gave 2.8%
+/// fewer nodes on Test_L1_R2 and 4% on Test_L2_R2; 8 gave 11% fewer on the empty board but 3.7%
+/// more on Test_L1_R2).
+const STEP_RANGE: i32 = 4;
+
 /// Returned by searches that were interrupted by their limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stopped;
@@ -410,9 +415,20 @@ impl Solver {
         }
         self.stopped = false;
         // Null-window searches; probing near 0 first (where most positions are), then halving.
+        // A window close to the score costs most, one far from it little (a quick win or loss
+        // is a shallow proof): once at most STEP_RANGE scores are left, the tests step out from
+        // 0 instead of halving, which skips a test just beside the score more often than not.
         while min < max {
             let mut med = min + (max - min) / 2;
-            if med <= 0 && min / 2 < med {
+            if max - min <= STEP_RANGE {
+                med = if min >= 0 {
+                    min
+                } else if max <= 0 {
+                    max - 1
+                } else {
+                    -1
+                };
+            } else if med <= 0 && min / 2 < med {
                 med = min / 2;
             } else if med >= 0 && max / 2 > med {
                 med = max / 2;
