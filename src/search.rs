@@ -28,6 +28,7 @@
 //! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
 //! exact score `s` is [`score::proven_value`]`(s)`, beyond [`score::MATE`].
 
+use crate::ablation;
 use crate::board::{Geometry, Position};
 use crate::book::Book;
 use crate::control::SearchControl;
@@ -132,6 +133,10 @@ pub struct Searcher {
     book_hits: u64,
     /// A root move proven to keep at least this solver score, played if nothing is proven.
     secured: Option<(usize, i32)>,
+    /// The study's [`ablation`] level; [`ablation::FULL`] is the engine.
+    level: u8,
+    /// The book given by [`Searcher::set_book`]; the solver consults it only at the full level.
+    book: Option<Arc<Book>>,
 }
 
 /// One thread's depth-limited search: the shared table, its own history, killers and lines.
@@ -237,19 +242,23 @@ impl Searcher {
             solver: Solver::new(b),
             book_hits: 0,
             secured: None,
+            level: ablation::FULL,
+            book: None,
         }
     }
 
     /// Reallocates both tables (everything learnt is lost; the book and the threads stay).
     pub fn set_hash(&mut self, hash_mb: usize) {
-        let book = self.solver.book().cloned();
+        let book = self.book.clone();
         let threads = self.threads();
+        let level = self.level;
         // free the old tables first, so the peak is not twice the size
         self.helpers.clear();
         self.main.tt = Arc::new(TransTable::with_buckets(1));
         self.solver = Solver::new(1);
         *self = Searcher::new(hash_mb);
-        self.solver.set_book(book);
+        self.level = level;
+        self.set_book(book);
         self.set_threads(threads);
     }
 
@@ -270,9 +279,25 @@ impl Searcher {
         self.helpers.len() + 1
     }
 
-    /// Installs (or removes) the opening book the solver consults.
+    /// Installs (or removes) the opening book; the solver consults it at the full level only.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
-        self.solver.set_book(book);
+        self.book = book;
+        let consulted = (self.level >= ablation::FULL)
+            .then(|| self.book.clone())
+            .flatten();
+        self.solver.set_book(consulted);
+    }
+
+    /// Searches at the study's level `level` from now on (clamped to 1..=[`ablation::FULL`]; see
+    /// [`ablation`]): below [`ablation::PVS`] the study's own searcher, at [`ablation::PVS`] this
+    /// one without the solver, at [`ablation::SOLVER`] without the book.
+    pub fn set_level(&mut self, level: u8) {
+        self.level = level.clamp(ablation::MINIMAX, ablation::FULL);
+        self.set_book(self.book.clone());
+    }
+
+    pub fn level(&self) -> u8 {
+        self.level
     }
 
     /// Forgets everything learnt: the next search behaves like the first after start-up.
@@ -347,6 +372,20 @@ impl Searcher {
             order = legal;
         }
         let multipv = limits.multipv.clamp(1, order.len());
+        let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
+        if self.level < ablation::PVS {
+            let tt = &self.main.tt;
+            let mut last = ablation::deepen(
+                self.level, root, &order, max_depth, limits, control, tt, reporter,
+            );
+            self.main.nodes = last.nodes;
+            self.idle(limits, control);
+            last.time = control.elapsed();
+            return SearchResult {
+                best: last.lines[0].pv.first().copied(),
+                last,
+            };
+        }
         // The book scores every move here: answer at once, before any search (at a few
         // milliseconds the first iteration may use up the time).
         if multipv == 1 && order.len() == root.legal_columns().count() {
@@ -367,7 +406,6 @@ impl Searcher {
                 };
             }
         }
-        let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
         let mut last = if self.helpers.is_empty() {
             self.deepen(root, order, multipv, max_depth, control, reporter)
         } else {
@@ -460,7 +498,11 @@ impl Searcher {
                 break;
             }
             // Give the exact solver a try, with as much work as the search (the main thread's,
-            // so that the solver gets about as much time) has done so far.
+            // so that the solver gets about as much time) has done so far (not at the study's
+            // level without it).
+            if self.level < ablation::SOLVER {
+                continue;
+            }
             if let Some(lines) = self.try_solve(root, &order, multipv, search_nodes, control) {
                 let it = self.iteration(depth, lines, true, control);
                 reporter.report(&it);
