@@ -65,7 +65,7 @@ LEVELS = [1, 2, 3, 4, 5, 6, 7]
 LEVEL_NAMES = {1: "1 minimax", 2: "2 alpha-beta", 3: "3 +ordering", 4: "4 +deepening/TT",
                5: "5 +PVS/killers", 6: "6 +solver", 7: "7 +book (full)"}
 DEPTH_LEVELS = [1, 2, 3, 4, 5]  # 6 and 7 end a `go depth` early with a proof
-DEPTH_CAPS = {1: 8, 2: 10, 3: 12, 4: 13, 5: 14}
+DEPTH_CAPS = {1: 9, 2: 13, 3: 15, 4: 18, 5: 19}
 DEFAULT_TIMES = [1, 3, 10, 30, 100, 300, 1000]
 QUICK_TIMES = [3, 30]
 PHASES = [("begin", "Test_L1_R2"), ("middle", "Test_L2_R2"), ("end", "Test_L3_R1")]
@@ -107,7 +107,8 @@ def geomean(xs: list[float]) -> float:
 # ---------------------------------------------------------------------------
 
 def depth_costs(binary: str, level: int, cap: int, positions: dict, ms_cap: int, log) -> dict:
-    """Per phase, per position: [[depth, nodes, time_ms], ...] of every depth finished."""
+    """Per phase, per position: [[depth, nodes, time_ms], ...] of every depth finished, and
+    `proven` when the search ended before the cap and the time limit with a proven value."""
     eng = EngineProcess([binary], f"study-depth-{level}")
     out = {}
     try:
@@ -119,32 +120,43 @@ def depth_costs(binary: str, level: int, cap: int, positions: dict, ms_cap: int,
                 eng.send("ucinewgame")
                 eng.send(f"position startpos moves {moves}")
                 eng.isready(30)
-                eng.send(f"go depth {cap} movetime {ms_cap}")
-                _, lines = eng.read_until("bestmove", ms_cap / 1000 + 30, "go depth")
+                t0 = eng.send(f"go depth {cap} movetime {ms_cap}")
+                t1, lines = eng.read_until("bestmove", ms_cap / 1000 + 30, "go depth")
                 seen = {}
+                last = {}
                 for l in lines:
                     if l.startswith("info depth"):
-                        i = parse_info(l)
-                        seen.setdefault(i["depth"], [i["depth"], i.get("nodes", 0), i.get("time", 0)])
-                out[phase].append({"moves": moves, "depths": [seen[d] for d in sorted(seen)]})
+                        last = parse_info(l)
+                        seen.setdefault(last["depth"], [last["depth"], last.get("nodes", 0),
+                                                         last.get("time", 0)])
+                proven = max(seen) < cap and (t1 - t0) * 1000 < ms_cap * 0.9 and \
+                    ("mate" in last.get("score", {}) or last.get("wdl") == [0, 1000, 0])
+                out[phase].append({"moves": moves, "depths": [seen[d] for d in sorted(seen)],
+                                   "proven": proven})
     finally:
         eng.quit(5)
     return out
 
 
 def depth_table(runs: dict) -> dict:
-    """Per level and phase: for each depth that every position finished (without the game
-    ending sooner), the geometric mean of the nodes and the median time to finish it; and the
-    effective branching factor over the last four such plies."""
+    """Per level and phase: for each depth that every position finished, the geometric mean of
+    the nodes and the median time to finish it; and the effective branching factor over the
+    last four such plies.  A position proven before depth d has nothing left to search: it
+    counts with the nodes of its last depth."""
     table = {}
     for level, phases in runs.items():
         table[level] = {}
         for phase, positions in phases.items():
             n = len(positions)
             per_depth = {}
+            deepest = max((p["depths"][-1][0] for p in positions if p["depths"]), default=0)
             for p in positions:
                 for d, nodes, ms in p["depths"]:
                     per_depth.setdefault(d, []).append((nodes, ms))
+                if p.get("proven") and p["depths"]:
+                    d, nodes, ms = p["depths"][-1]
+                    for x in range(d + 1, deepest + 1):
+                        per_depth.setdefault(x, []).append((nodes, ms))
             rows = []
             for d in sorted(per_depth):
                 got = per_depth[d]
@@ -534,8 +546,8 @@ def report_md(res: dict, plotted: list[str]) -> str:
                  f"sample), at most {a['depth_ms']} ms each; depth caps "
                  + ", ".join(f"level {l}: {DEPTH_CAPS[l]}" for l in sorted(table)) + ". Nodes to "
                  "finish depth d: geometric mean over the positions, counted only while every "
-                 "position finished d (a game that ends within the horizon, or the time cap, "
-                 "ends the row). Levels 1-3 search each depth from scratch, so their count "
+                 "position finished d (the time cap ends the row; a position proven sooner, "
+                 "its game ending within the horizon, counts with the nodes of its proof). Levels 1-3 search each depth from scratch, so their count "
                  "includes the shallower depths (as a time-limited search pays them too). EBF: "
                  "the growth of the nodes per ply over the last four plies of the row "
                  f"(theory: b = {BRANCHING} for minimax, about sqrt(b) = {math.sqrt(BRANCHING):.2f} "
@@ -697,7 +709,7 @@ def main(argv=None) -> int:
     ap.add_argument("--parts", default="depth,sweep,elo", help="which parts (default all three)")
     ap.add_argument("--levels", help="search levels (default 1-7)")
     ap.add_argument("--times", help="thinking times of the sweep in ms (default 1,3,...,1000)")
-    ap.add_argument("--low-max-ms", type=int, help="levels 1-3 only up to this time (default 100)")
+    ap.add_argument("--low-max-ms", type=int, help="levels 1-3 only up to this time (default 300)")
     ap.add_argument("--positions", type=int, help="sweep positions per phase (default 50, quick 2)")
     ap.add_argument("--depth-positions", type=int, help="depth-cost positions per phase (default 10, quick 1)")
     ap.add_argument("--depth-ms", type=int, default=4000, help="time cap of a depth-cost search (default 4000)")
@@ -735,7 +747,7 @@ def main(argv=None) -> int:
     if not set(args.levels) <= set(LEVELS):
         ap.error(f"--levels: levels are 1..7")
     times = ints(args.times) or (QUICK_TIMES if q else DEFAULT_TIMES)
-    args.low_max_ms = args.low_max_ms or (30 if q else 100)
+    args.low_max_ms = args.low_max_ms or (30 if q else 300)
     args.positions = args.positions or (2 if q else 50)
     args.depth_positions = args.depth_positions or 1 if q else args.depth_positions or 10
     args.games = args.games if args.games is not None else (2 if q else 60)
