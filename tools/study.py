@@ -164,13 +164,28 @@ def depth_table(runs: dict) -> dict:
                     break
                 rows.append({"depth": d, "nodes": geomean([x for x, _ in got]),
                              "ms": statistics.median(t for _, t in got), "positions": n})
-            ebf = None
-            if len(rows) >= 5:
-                ebf = (rows[-1]["nodes"] / rows[-5]["nodes"]) ** 0.25
-            elif len(rows) >= 2:
-                ebf = (rows[-1]["nodes"] / rows[0]["nodes"]) ** (1 / (len(rows) - 1))
-            table[level][phase] = {"rows": rows, "ebf": ebf, "positions": n}
+            table[level][phase] = {"rows": rows, "ebf": ebf_of(rows, None), "positions": n}
+    # the same plies for every level: deeper plies are cheaper (more lines end within the
+    # horizon), so only a common window compares the levels fairly
+    for phase in PHASE_NAMES:
+        tops = [t[phase]["rows"][-1]["depth"] for t in table.values()
+                if phase in t and t[phase]["rows"]]
+        common = min(tops) if tops else None
+        for t in table.values():
+            if phase in t:
+                t[phase]["common_depth"] = common
+                t[phase]["ebf_common"] = ebf_of(t[phase]["rows"], common)
     return table
+
+
+def ebf_of(rows: list[dict], top: int | None) -> float | None:
+    """The growth of the nodes per ply over the last four plies up to depth `top` (default the
+    deepest row); fewer plies if the rows are shorter."""
+    rows = [r for r in rows if top is None or r["depth"] <= top]
+    k = min(4, len(rows) - 1)
+    if k < 1:
+        return None
+    return (rows[-1]["nodes"] / rows[-1 - k]["nodes"]) ** (1 / k)
 
 
 # ---------------------------------------------------------------------------
@@ -293,9 +308,8 @@ def match_plan(args, binary: str, fsf: str | None) -> list[tuple[str, dict, dict
     plan = [(f"vier-{t}", vier(t), ref) for t in args.elo_times]
     if fsf:
         plan += [(f"h2h-{t}", vier(t), fish(t)) for t in args.h2h_times]
-    if args.level_ms:
-        plan += [(f"level{l}-{args.level_ms}", vier(args.level_ms, l, f"level{l}-{args.level_ms}ms"),
-                  ref) for l in args.levels]
+    for ms in args.level_ms:
+        plan += [(f"level{l}-{ms}", vier(ms, l, f"level{l}-{ms}ms"), ref) for l in args.levels]
     if fsf:
         # last: Fairy-Stockfish uses all of its time, so its long matches cost the most
         plan += [(f"fsf-{t}", fish(t), ref) for t in args.fsf_times]
@@ -362,6 +376,7 @@ def plot(out_dir: str, res: dict):
     # 1. the cost of a depth: one panel per phase, nodes on a log axis beside the theory
     if table:
         fig, axes = plt.subplots(1, len(PHASE_NAMES), figsize=(13, 4.4), sharey=True)
+        ymax = 10
         for ax, phase in zip(axes, PHASE_NAMES):
             top = 1
             for level in sorted(table):
@@ -371,10 +386,13 @@ def plot(out_dir: str, res: dict):
                 d = [r["depth"] for r in t["rows"]]
                 top = max(top, max(d))
                 y = [r["nodes"] for r in t["rows"]]
+                ymax = max([ymax] + y)
                 ax.plot(d, y, marker="o", color=color[level], label=LEVEL_NAMES[level])
-                if t["ebf"]:
-                    ax.annotate(f"{t['ebf']:.1f}", (d[-1], y[-1]), textcoords="offset points",
-                                xytext=(5, -3), fontsize=8, color=color[level])
+                c = t.get("common_depth")
+                if t.get("ebf_common") and c:
+                    ax.annotate(f"{t['ebf_common']:.1f}", (c, y[d.index(c)]),
+                                textcoords="offset points", xytext=(-4, 6), fontsize=8,
+                                color=color[level], ha="right")
             ds = list(range(1, top + 1))
             ax.plot(ds, [BRANCHING ** x for x in ds], color="grey", linestyle="--",
                     label=f"theory b^d (b = {BRANCHING})")
@@ -382,15 +400,17 @@ def plot(out_dir: str, res: dict):
                     label="theory b^(d/2): perfect ordering")
             ax.set_yscale("log")
             n = next((table[l][phase]["positions"] for l in table if phase in table[l]), 0)
-            ax.set_title(f"{phase} positions ({n})")
+            c = next((table[l][phase].get("common_depth") for l in table if phase in table[l]), None)
+            ax.set_title(f"{phase} positions ({n})" + (f"; numbers: EBF over depths {max(1, c - 4)}-{c}"
+                                                       if c and c > 1 else ""), fontsize=10)
             ax.set_xlabel("depth finished (plies)")
             ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
             ax.set_xlim(0.5, top + 1.5)
             ax.grid(True, which="both", alpha=0.3)
+        axes[0].set_ylim(1, ymax * 20)
         axes[0].set_ylabel("nodes to finish the depth (geometric mean, log scale)")
         axes[0].legend(fontsize=7, loc="upper left")
-        fig.suptitle(f"Each step of the lecture makes a ply cheaper; the number at a line's end "
-                     f"is its effective branching factor ({sub})")
+        fig.suptitle(f"Each step of the lecture makes a ply cheaper ({sub})")
         save(fig, "nodes.svg")
 
     def sweep_plot(name, title, ylabel, value, phase, ylim=None, random_line=None):
@@ -507,18 +527,26 @@ def plot(out_dir: str, res: dict):
     if lv:
         fig, ax = plt.subplots(figsize=(7.5, 4.6))
         cap = cap_of([m for _, m in lv])
-        for level, m in lv:
-            errbar(ax, level, m, color[level], None, cap)
-        fin = [(l, m["elo"]) for l, m in lv if finite(m["elo"])]
-        ax.plot([l for l, _ in fin], [e for _, e in fin], color="grey", alpha=0.4)
+        times_ = sorted({m["a_ms"] for _, m in lv})
+        shades = ["tab:orange", "tab:red", "tab:purple", "tab:brown"]
+        for i, ms in enumerate(times_):
+            c = shades[i % len(shades)]
+            pts = [(l, m) for l, m in lv if m["a_ms"] == ms]
+            dx = (i - (len(times_) - 1) / 2) * 0.15
+            for j, (level, m) in enumerate(pts):
+                errbar(ax, level + dx, m, c, f"{ms} ms per move" if j == 0 else None, cap)
+            fin = [(l + dx, m["elo"]) for l, m in pts if finite(m["elo"])]
+            ax.plot([l for l, _ in fin], [e for _, e in fin], color=c, alpha=0.4)
         ax.axhline(0, color="grey", linewidth=0.8)
-        ax.set_xticks([l for l, _ in lv])
-        ax.set_xticklabels([LEVEL_NAMES[l].replace(" ", "\n", 1) for l, _ in lv], fontsize=8)
+        levels_ = sorted({l for l, _ in lv})
+        ax.set_xticks(levels_)
+        ax.set_xticklabels([LEVEL_NAMES[l].replace(" ", "\n", 1) for l in levels_], fontsize=8)
         ax.set_ylim(-cap - 50, cap + 50)
-        ax.set_xlabel(f"search level, each at {lv[0][1]['a_ms']} ms per move")
+        ax.set_xlabel("search level (each adds one technique)")
         ax.set_ylabel(f"Elo against vier at {meta['args']['ref_ms']} ms (95% interval)")
-        ax.set_title(f"What each step is worth in games ({lv[0][1]['games']} games a level)")
+        ax.set_title(f"What each step is worth in games ({lv[0][1]['games']} games a point)")
         ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
         save(fig, "levels_elo.svg")
     return written
 
@@ -553,7 +581,12 @@ def report_md(res: dict, plotted: list[str]) -> str:
                  f"(theory: b = {BRANCHING} for minimax, about sqrt(b) = {math.sqrt(BRANCHING):.2f} "
                  "for alpha-beta with perfect ordering). Level 5 extends forced moves, so its "
                  "depth d sees further than the others' (its `seldepth` is deeper).\n")
-        hdr = "| level | " + " | ".join(f"{p}: deepest d, nodes, ms, EBF" for p in PHASE_NAMES) + " |"
+        L.append("The table gives, per phase, the deepest depth every position finished, the nodes "
+                 "and milliseconds to finish it, the EBF over its last four plies, and the EBF over "
+                 "the four plies up to the depth all levels reached (the numbers in the figure: "
+                 "like with like).\n")
+        hdr = "| level | " + " | ".join(f"{p}: deepest d, nodes, ms, EBF, EBF to common d"
+                                       for p in PHASE_NAMES) + " |"
         L.append(hdr)
         L.append("|---|" + "---|" * len(PHASE_NAMES))
         for level in sorted(table):
@@ -565,7 +598,8 @@ def report_md(res: dict, plotted: list[str]) -> str:
                     continue
                 r = t["rows"][-1]
                 ebf = f"{t['ebf']:.2f}" if t["ebf"] else "-"
-                cells.append(f"{r['depth']}, {r['nodes']:.3g}, {r['ms']:g}, {ebf}")
+                com = f"{t['ebf_common']:.2f} (d {t['common_depth']})" if t.get("ebf_common") else "-"
+                cells.append(f"{r['depth']}, {r['nodes']:.3g}, {r['ms']:g}, {ebf}, {com}")
             L.append(f"| {LEVEL_NAMES[level]} | " + " | ".join(cells) + " |")
         L.append("")
         common = {}
@@ -719,7 +753,7 @@ def main(argv=None) -> int:
     ap.add_argument("--elo-times", help="vier's times against the reference (default 1,3,10,30,100,300,1000)")
     ap.add_argument("--fsf-times", help="Fairy-Stockfish's times against the reference (default 10,30,100,300,1000)")
     ap.add_argument("--h2h-times", help="equal times of vier against Fairy-Stockfish (default 10,100)")
-    ap.add_argument("--level-ms", type=int, help="every level against the reference at this time (default 30; 0: none)")
+    ap.add_argument("--level-ms", help="every level against the reference at these times (default 30; '': none)")
     ap.add_argument("--openings", default=os.path.join(HERE, "openings.txt"))
     ap.add_argument("--margin", type=int, default=50, help="referee --margin in ms (default 50)")
     ap.add_argument("--data", default=os.path.join(ROOT, "tests", "data", "pons"),
@@ -731,6 +765,9 @@ def main(argv=None) -> int:
                     help="an engine option for every vier of the study, e.g. --option Hash=64")
     ap.add_argument("--resume", action="store_true",
                     help="continue the matches of an interrupted run (keep matches/*.jsonl)")
+    ap.add_argument("--merge", action="store_true",
+                    help="add this run's measurements to <out-dir>/results.json (the same settings "
+                    "otherwise), e.g. more match times, instead of starting afresh")
     ap.add_argument("--replot", action="store_true",
                     help="only redraw the plots and rewrite report.md from <out-dir>/results.json")
     ap.add_argument("--quick", action="store_true",
@@ -754,7 +791,7 @@ def main(argv=None) -> int:
     args.elo_times = ints(args.elo_times) if args.elo_times is not None else (QUICK_TIMES if q else DEFAULT_TIMES)
     args.fsf_times = ints(args.fsf_times) if args.fsf_times is not None else ([30] if q else [10, 30, 100, 300, 1000])
     args.h2h_times = ints(args.h2h_times) if args.h2h_times is not None else ([30] if q else [10, 100])
-    args.level_ms = args.level_ms if args.level_ms is not None else 30
+    args.level_ms = ints(args.level_ms) if args.level_ms is not None else [30]
     if args.games % 2:
         ap.error("--games must be even (pairs of colour-swapped games)")
     args.oracle = args.oracle or os.path.join(args.out_dir, "oracle.json")
@@ -789,12 +826,29 @@ def main(argv=None) -> int:
                      "games": args.games, "ref_ms": args.ref_ms, "margin": args.margin,
                      "openings": os.path.relpath(args.openings, ROOT), "quick": q,
                      "levels": args.levels, "level_ms": args.level_ms}}
+    if args.merge:
+        try:
+            with open(os.path.join(args.out_dir, "results.json")) as fh:
+                old = json.load(fh)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"--merge: cannot read {args.out_dir}/results.json: {e}")
+        depth_runs.update(old.get("depth", {}))
+        sweep.update(old.get("sweep", {}))
+        matches.update(old.get("matches", {}))
+        meta["merged_into"] = old["meta"]
+        for k in ("command", "date", "wall_s", "positions", "engine_id"):
+            meta[k] = old["meta"].get(k)
+        meta["merges"] = old["meta"].get("merges", []) + [cmd]
+        before = old["meta"]["args"].get("level_ms") or []
+        before = [before] if isinstance(before, int) else before
+        meta["args"]["level_ms"] = sorted(set(before) | set(args.level_ms))
     res = {"meta": meta, "depth": depth_runs, "sweep": sweep, "matches": matches}
 
     def save(done: bool):
         """results.json after every step, so that an interrupted study can still be replotted."""
         meta["complete"] = done
-        meta["wall_s"] = round(time.monotonic() - t_start, 1)
+        meta["wall_s"] = round(time.monotonic() - t_start, 1) + \
+            (meta["merged_into"].get("wall_s", 0) if args.merge else 0)
         meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         with open(os.path.join(args.out_dir, "results.json.tmp"), "w") as fh:
             json.dump(res, fh, indent=1)
