@@ -183,6 +183,27 @@ class QuickRun(unittest.TestCase):
             else:
                 self.assertIn("matplotlib missing", res.stderr)
 
+    def test_merge_adds_to_stored_results(self):
+        binary = vier_bin(self)
+        with tempfile.TemporaryDirectory() as d:
+            oracle = os.path.join(d, "oracle.json")
+            if os.path.exists(COMMITTED_ORACLE):
+                shutil.copy(COMMITTED_ORACLE, oracle)
+            common = [sys.executable, STUDY, "--quick", "--bin", binary, "--data", DATA,
+                      "--out-dir", d, "--oracle", oracle, "--margin", "2000"]
+            first = subprocess.run(common + ["--parts", "sweep", "--levels", "7", "--times", "5"],
+                                   capture_output=True, text=True, timeout=300)
+            self.assertEqual(first.returncode, 0, first.stderr)
+            second = subprocess.run(common + ["--parts", "elo", "--elo-times", "5", "--fsf-times", "",
+                                              "--h2h-times", "", "--level-ms", "", "--merge"],
+                                    capture_output=True, text=True, timeout=300)
+            self.assertEqual(second.returncode, 0, second.stderr)
+            with open(os.path.join(d, "results.json")) as fh:
+                results = json.load(fh)
+            self.assertEqual(list(results["sweep"]), ["7"])
+            self.assertEqual(list(results["matches"]), ["vier-5"])
+            self.assertEqual(len(results["meta"]["merges"]), 1)
+
     def test_replot_without_results_is_an_error(self):
         with tempfile.TemporaryDirectory() as d:
             res = subprocess.run([sys.executable, STUDY, "--replot", "--out-dir", d],
