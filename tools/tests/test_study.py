@@ -191,17 +191,21 @@ class QuickRun(unittest.TestCase):
                 shutil.copy(COMMITTED_ORACLE, oracle)
             common = [sys.executable, STUDY, "--quick", "--bin", binary, "--data", DATA,
                       "--out-dir", d, "--oracle", oracle, "--margin", "2000"]
-            first = subprocess.run(common + ["--parts", "sweep", "--levels", "7", "--times", "5"],
+            first = subprocess.run(common + ["--parts", "sweep", "--levels", "7", "--times", "5",
+                                             "--level-ms", ""],
                                    capture_output=True, text=True, timeout=300)
             self.assertEqual(first.returncode, 0, first.stderr)
+            # one level at two times: the levels' plot draws a series per time
             second = subprocess.run(common + ["--parts", "elo", "--elo-times", "5", "--fsf-times", "",
-                                              "--h2h-times", "", "--level-ms", "", "--merge"],
+                                              "--h2h-times", "", "--levels", "7", "--level-ms",
+                                              "5,10", "--merge"],
                                     capture_output=True, text=True, timeout=300)
             self.assertEqual(second.returncode, 0, second.stderr)
             with open(os.path.join(d, "results.json")) as fh:
                 results = json.load(fh)
             self.assertEqual(list(results["sweep"]), ["7"])
-            self.assertEqual(list(results["matches"]), ["vier-5"])
+            self.assertEqual(sorted(results["matches"]), ["level7-10", "level7-5", "vier-5"])
+            self.assertEqual(results["meta"]["args"]["level_ms"], [5, 10])
             self.assertEqual(len(results["meta"]["merges"]), 1)
 
     def test_replot_without_results_is_an_error(self):
