@@ -7,7 +7,7 @@
 //! - [`tt`]: the transposition table; [`ordering`]: move ordering; [`eval`]: the heuristic
 //!   evaluation at the search's horizon;
 //! - [`solver`]: the exact solver; [`search`]: the time-limited searcher (iterative deepening,
-//!   with the solver interleaved);
+//!   with the solver interleaved); [`ablation`]: the study's lower levels of the searcher;
 //! - [`time`]: time management (a typed limit in, deadlines out); [`control`]: the one stop
 //!   rule the searcher and the solver poll;
 //! - [`book`]: the opening book (file format, building, the choice of book);
@@ -18,6 +18,7 @@
 //! - [`cli`]: the subcommands people run (`vier play`, `solve`, `book`, `perft`), thin layers
 //!   of input and output over the rest.
 
+pub mod ablation;
 pub mod bench;
 pub mod board;
 pub mod book;

@@ -28,6 +28,7 @@
 //! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
 //! exact score `s` is [`score::proven_value`]`(s)`, beyond [`score::MATE`].
 
+use crate::ablation;
 use crate::board::{Geometry, Position};
 use crate::book::Book;
 use crate::control::SearchControl;
@@ -132,6 +133,10 @@ pub struct Searcher {
     book_hits: u64,
     /// A root move proven to keep at least this solver score, played if nothing is proven.
     secured: Option<(usize, i32)>,
+    /// The study's [`ablation`] level; [`ablation::FULL`] is the engine.
+    level: u8,
+    /// The book given by [`Searcher::set_book`]; the solver consults it only at the full level.
+    book: Option<Arc<Book>>,
 }
 
 /// One thread's depth-limited search: the shared table, its own history, killers and lines.
@@ -251,16 +256,19 @@ impl Searcher {
             solver,
             book_hits: 0,
             secured: None,
+            level: ablation::FULL,
+            book: None,
         }
     }
 
-    /// Reallocates both tables (everything learnt is lost; the book and the threads stay). When
-    /// the machine cannot give the new size, the old tables stay as they were. The new tables are
-    /// taken before the old ones are freed: their pages are mapped lazily, so this costs address
-    /// space, not memory.
+    /// Reallocates both tables (everything learnt is lost; the book, the threads and the level
+    /// stay). When the machine cannot give the new size, the old tables stay as they were. The
+    /// new tables are taken before the old ones are freed: their pages are mapped lazily, so
+    /// this costs address space, not memory.
     pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), TableError> {
         let mut fresh = Searcher::try_new(hash_mb)?;
-        fresh.set_book(self.solver.book().cloned());
+        fresh.level = self.level;
+        fresh.set_book(self.book.clone());
         fresh.set_threads(self.threads());
         *self = fresh;
         Ok(())
@@ -283,9 +291,25 @@ impl Searcher {
         self.helpers.len() + 1
     }
 
-    /// Installs (or removes) the opening book the solver consults.
+    /// Installs (or removes) the opening book; the solver consults it at the full level only.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
-        self.solver.set_book(book);
+        self.book = book;
+        let consulted = (self.level >= ablation::FULL)
+            .then(|| self.book.clone())
+            .flatten();
+        self.solver.set_book(consulted);
+    }
+
+    /// Searches at the study's level `level` from now on (clamped to 1..=[`ablation::FULL`]; see
+    /// [`ablation`]): below [`ablation::PVS`] the study's own searcher, at [`ablation::PVS`] this
+    /// one without the solver, at [`ablation::SOLVER`] without the book.
+    pub fn set_level(&mut self, level: u8) {
+        self.level = level.clamp(ablation::MINIMAX, ablation::FULL);
+        self.set_book(self.book.clone());
+    }
+
+    pub fn level(&self) -> u8 {
+        self.level
     }
 
     /// Forgets everything learnt: the next search behaves like the first after start-up.
@@ -360,6 +384,20 @@ impl Searcher {
             order = legal;
         }
         let multipv = limits.multipv.clamp(1, order.len());
+        let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
+        if self.level < ablation::PVS {
+            let tt = &self.main.tt;
+            let mut last = ablation::deepen(
+                self.level, root, &order, max_depth, limits, control, tt, reporter,
+            );
+            self.main.nodes = last.nodes;
+            self.idle(limits, control);
+            last.time = control.elapsed();
+            return SearchResult {
+                best: last.lines[0].pv.first().copied(),
+                last,
+            };
+        }
         // The book scores every move here: answer at once, before any search (at a few
         // milliseconds the first iteration may use up the time).
         if multipv == 1 && order.len() == root.legal_columns().count() {
@@ -380,7 +418,6 @@ impl Searcher {
                 };
             }
         }
-        let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
         let mut last = if self.helpers.is_empty() {
             self.deepen(root, order, multipv, max_depth, control, reporter)
         } else {
@@ -473,7 +510,11 @@ impl Searcher {
                 break;
             }
             // Give the exact solver a try, with as much work as the search (the main thread's,
-            // so that the solver gets about as much time) has done so far.
+            // so that the solver gets about as much time) has done so far (not at the study's
+            // level without it).
+            if self.level < ablation::SOLVER {
+                continue;
+            }
             if let Some(lines) = self.try_solve(root, &order, multipv, search_nodes, control) {
                 let it = self.iteration(depth, lines, true, control);
                 reporter.report(&it);

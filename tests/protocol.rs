@@ -1116,3 +1116,56 @@ fn threads_two_search() {
         Some(1)
     );
 }
+
+/// `SearchLevel` (the study's switch): bad values are refused with an error and change nothing
+/// (the full engine's node count stays a fresh engine's); every level plays a legal move and
+/// reports every depth of a `go depth`; a lower level searches differently; back at 7 the
+/// engine is the full one again, book included.
+#[test]
+fn search_level_option() {
+    let mut e = Engine::start();
+    for bad in ["0", "8", "minimax", "", "-1"] {
+        e.send(&format!("setoption name SearchLevel value {bad}"));
+        let lines = e.sync();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string error:") && l.contains("SearchLevel")),
+            "{bad}: {lines:?}"
+        );
+    }
+    let full = depth_10_nodes(&mut e);
+    assert_eq!(full, depth_10_nodes(&mut Engine::start()));
+    let mut seen = Vec::new();
+    for level in 1..=7 {
+        e.send(&format!("setoption name SearchLevel value {level}"));
+        e.send("ucinewgame");
+        let moves = "274552224131661";
+        let lines = e.search(&format!("position startpos moves {moves}"), "go depth 5");
+        legal_bestmove(&lines, moves);
+        let depths: Vec<&str> = lines.iter().filter_map(|l| field(l, "depth")).collect();
+        assert!(depths.contains(&"1"), "level {level}: {lines:?}");
+        if level <= 5 {
+            assert!(depths.contains(&"5"), "level {level}: {lines:?}");
+        }
+        let timed = e.search(
+            &format!("position startpos moves {moves}"),
+            "go movetime 30",
+        );
+        legal_bestmove(&timed, moves);
+        assert!(field(last_info(&timed), "depth").is_some(), "{timed:?}");
+        seen.push(field(last_info(&lines), "nodes").unwrap().to_string());
+    }
+    // minimax visits more nodes than alpha-beta, which visits more than with ordering
+    let n: Vec<u64> = seen.iter().map(|s| s.parse().unwrap()).collect();
+    assert!(n[0] > n[1] && n[1] > n[2], "{n:?}");
+    // the book answers only at the full level
+    e.send("setoption name SearchLevel value 6");
+    let lines = e.search("position startpos moves 44", "go movetime 50");
+    assert_eq!(tbhits(last_info(&lines)).unwrap_or(0), 0, "{lines:?}");
+    e.send("setoption name SearchLevel value 7");
+    e.send("setoption name OwnBook value true");
+    let lines = e.search("position startpos moves 44", "go movetime 50");
+    assert!(tbhits(last_info(&lines)).unwrap() > 0, "{lines:?}");
+    assert_eq!(depth_10_nodes(&mut e), full);
+}

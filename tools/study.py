@@ -1,29 +1,34 @@
 #!/usr/bin/env python3
-"""study.py - what does more thinking time buy vier?  A reproducible study.
+"""study.py - what each idea of the lecture buys vier, as thinking time grows.  A reproducible study.
 
     python3 tools/study.py                      # the full study -> docs/study/
     python3 tools/study.py --quick --out-dir /tmp/q --oracle /tmp/q/oracle.json
+    python3 tools/study.py --replot             # report and plots again from results.json
 
-For each thinking time (default 1, 3, 10, 30, 100, 300, 1000 ms per move, `go movetime T` with
-`MoveOverhead 0`) it measures, on a fixed sample of Pascal Pons' positions (begin: Test_L1_R2,
-middle: Test_L2_R2, end: Test_L3_R1; `--positions N` each, drawn with `--seed`):
+The engine's `SearchLevel` option switches the lecture's techniques on one at a time: 1 minimax,
+2 alpha-beta (fixed column order), 3 + ordering by the heuristic, 4 + iterative deepening with the
+transposition table, 5 + PVS, killers and history, 6 + the exact solver, 7 + the opening book (the
+full engine).  Three parts (`--parts`), each on a fixed sample of Pascal Pons' positions (begin:
+Test_L1_R2, middle: Test_L2_R2, end: Test_L3_R1, drawn with `--seed`):
 
-1. depth and nodes: the last `info` line before `bestmove` (mean, standard deviation, median,
-   range; per phase), and the share of positions whose value the engine proved in time;
-2. move accuracy: the share of positions where the chosen move keeps the position's exact game
-   value (its column's exact score has the sign - win, draw or loss - of the best column's), and
-   the share where it is an optimal move (the best column's exact score).  The exact column
-   scores come from `vier solve --all`, computed once and cached in `--oracle` (a committed JSON
-   file), and are checked against the score in Pons' file;
-3. strength: a match with tools/referee.py against a fixed reference (the same binary at
-   `--ref-ms`, default 10 ms per move), `--games` games (pairs of colour-swapped games over
-   tools/openings.txt), one game at a time; score and Elo with a 95% interval.
+1. depth: the cost of a depth.  Levels 1-5 search `--depth-positions` positions per phase with
+   `go depth D` (D capped per level, `--depth-ms` per search at most); every `info depth d` line
+   gives the nodes and time to finish depth d.  The effective branching factor is the growth of
+   those nodes per ply.
+2. sweep: each level at each thinking time (`go movetime T`, `MoveOverhead 0`; levels 1-3 only
+   up to `--low-max-ms`): depth reached, the share of positions proven, and move accuracy on
+   critical positions (where some legal move throws the game value away) against the exact
+   column scores of `vier solve --all` (cached in `--oracle`, checked against Pons' scores).
+3. elo: matches through tools/referee.py from the balanced openings (pairs of colour-swapped
+   games, one game at a time) against one reference, vier at `--ref-ms`: vier at each of
+   `--elo-times`, Fairy-Stockfish at each of `--fsf-times`, every level at `--level-ms`; and vier
+   against Fairy-Stockfish at equal time per move (`--h2h-times`).
 
-Output in --out-dir: results.json (everything), summary.csv (one row per time), positions.csv
-(one row per position and time), matches/T.jsonl (the referee's game records), report.md, and
-the plots accuracy.svg, elo.svg, depth.svg and study.svg (all three).  Plots need matplotlib
-(`python3 -m pip install matplotlib`); the full study fails without it, --quick skips the plots
-with a warning.  Everything else is the Python 3.11 standard library.
+Intervals: 95% everywhere (Wilson for shares, mean ± 1.96 standard errors for depths,
+pentanomial pairs for Elo).  Output in --out-dir: results.json (everything, and all the raw
+numbers the report needs), positions.csv, depth.csv, matches/*.jsonl (game records), report.md
+and the plots (SVG).  Plots need matplotlib (`python3 -m pip install matplotlib`); the full study
+fails without it, --quick skips the plots with a warning.
 
 The engine binary is copied to a temporary file first, so a rebuild of target/release/vier
 during the study does not mix two engines.
@@ -37,6 +42,7 @@ import datetime
 import json
 import math
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -45,22 +51,33 @@ import tempfile
 import time
 
 from viertools.accuracy import ENGINE_OPTIONS, measure
-from viertools.engine import EngineProcess
+from viertools.engine import EngineProcess, parse_info
 from viertools.oracle import ensure_oracle, read_pons, seeded_prefix
 from viertools.results import summarize as summarize_games
-from viertools.stats import fmt_elo as _fmt_elo, pentanomial_stats, trinomial_stats, wilson
+from viertools.stats import Z95, fmt_elo as _fmt_elo, pentanomial_stats, trinomial_stats, wilson
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 REFEREE = os.path.join(HERE, "referee.py")
+CFOUR_INI = os.path.join(HERE, "fairy-stockfish", "cfour.ini")
 
+LEVELS = [1, 2, 3, 4, 5, 6, 7]
+LEVEL_NAMES = {1: "1 minimax", 2: "2 alpha-beta", 3: "3 +ordering", 4: "4 +deepening/TT",
+               5: "5 +PVS/killers", 6: "6 +solver", 7: "7 +book (full)"}
+DEPTH_LEVELS = [1, 2, 3, 4, 5]  # 6 and 7 end a `go depth` early with a proof
+DEPTH_CAPS = {1: 9, 2: 13, 3: 15, 4: 18, 5: 19}
 DEFAULT_TIMES = [1, 3, 10, 30, 100, 300, 1000]
 QUICK_TIMES = [3, 30]
 PHASES = [("begin", "Test_L1_R2"), ("middle", "Test_L2_R2"), ("end", "Test_L3_R1")]
+PHASE_NAMES = [p for p, _ in PHASES]
+BRANCHING = 7  # the theory's b: the columns of 7x6
 
 
-# ---------------------------------------------------------------------------
-# Positions and the oracle
-# ---------------------------------------------------------------------------
+def find_fsf() -> str | None:
+    """The Fairy-Stockfish command with the project's cfour variant, or None if not installed."""
+    path = shutil.which("fairy-stockfish") or shutil.which("/usr/games/fairy-stockfish")
+    return f"{shlex.quote(path)} load {shlex.quote(CFOUR_INI)}" if path else None
+
 
 def sample_positions(data_dir: str, n: int, seed: int) -> dict[str, list[tuple[str, int]]]:
     """n positions per phase, the first n of a seeded shuffle (so a smaller n is a prefix)."""
@@ -71,54 +88,141 @@ def sample_positions(data_dir: str, n: int, seed: int) -> dict[str, list[tuple[s
     return out
 
 
-# ---------------------------------------------------------------------------
-# Talking to the engine
-# ---------------------------------------------------------------------------
-
 def describe(values: list[float]) -> dict:
     if not values:
         return {"n": 0}
-    return {"n": len(values), "mean": statistics.fmean(values),
-            "sd": statistics.pstdev(values) if len(values) > 1 else 0.0,
+    n = len(values)
+    sd = statistics.stdev(values) if n > 1 else 0.0
+    return {"n": n, "mean": statistics.fmean(values), "sd": sd,
+            "ci": Z95 * sd / math.sqrt(n) if n > 1 else 0.0,
             "median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+def geomean(xs: list[float]) -> float:
+    return math.exp(statistics.fmean(math.log(max(x, 1)) for x in xs))
+
+
+# ---------------------------------------------------------------------------
+# Part 1: the cost of a depth
+# ---------------------------------------------------------------------------
+
+def depth_costs(binary: str, level: int, cap: int, positions: dict, ms_cap: int, log) -> dict:
+    """Per phase, per position: [[depth, nodes, time_ms], ...] of every depth finished, and
+    `proven` when the search ended before the cap and the time limit with a proven value."""
+    eng = EngineProcess([binary], f"study-depth-{level}")
+    out = {}
+    try:
+        eng.start()
+        eng.handshake(10, 30, list({**ENGINE_OPTIONS, "SearchLevel": str(level)}.items()))
+        for phase, rows in positions.items():
+            out[phase] = []
+            for moves, _ in rows:
+                eng.send("ucinewgame")
+                eng.send(f"position startpos moves {moves}")
+                eng.isready(30)
+                t0 = eng.send(f"go depth {cap} movetime {ms_cap}")
+                t1, lines = eng.read_until("bestmove", ms_cap / 1000 + 30, "go depth")
+                seen = {}
+                last = {}
+                for l in lines:
+                    if l.startswith("info depth"):
+                        last = parse_info(l)
+                        seen.setdefault(last["depth"], [last["depth"], last.get("nodes", 0),
+                                                         last.get("time", 0)])
+                proven = max(seen) < cap and (t1 - t0) * 1000 < ms_cap * 0.9 and \
+                    ("mate" in last.get("score", {}) or last.get("wdl") == [0, 1000, 0])
+                out[phase].append({"moves": moves, "depths": [seen[d] for d in sorted(seen)],
+                                   "proven": proven})
+    finally:
+        eng.quit(5)
+    return out
+
+
+def depth_table(runs: dict) -> dict:
+    """Per level and phase: for each depth that every position finished, the geometric mean of
+    the nodes and the median time to finish it; and the effective branching factor over the
+    last four such plies.  A position proven before depth d has nothing left to search: it
+    counts with the nodes of its last depth."""
+    table = {}
+    for level, phases in runs.items():
+        table[level] = {}
+        for phase, positions in phases.items():
+            n = len(positions)
+            per_depth = {}
+            deepest = max((p["depths"][-1][0] for p in positions if p["depths"]), default=0)
+            for p in positions:
+                for d, nodes, ms in p["depths"]:
+                    per_depth.setdefault(d, []).append((nodes, ms))
+                if p.get("proven") and p["depths"]:
+                    d, nodes, ms = p["depths"][-1]
+                    for x in range(d + 1, deepest + 1):
+                        per_depth.setdefault(x, []).append((nodes, ms))
+            rows = []
+            for d in sorted(per_depth):
+                got = per_depth[d]
+                if len(got) < n:
+                    break
+                rows.append({"depth": d, "nodes": geomean([x for x, _ in got]),
+                             "ms": statistics.median(t for _, t in got), "positions": n})
+            table[level][phase] = {"rows": rows, "ebf": ebf_of(rows, None), "positions": n}
+    # the same plies for every level: deeper plies are cheaper (more lines end within the
+    # horizon), so only a common window compares the levels fairly
+    for phase in PHASE_NAMES:
+        tops = [t[phase]["rows"][-1]["depth"] for t in table.values()
+                if phase in t and t[phase]["rows"]]
+        common = min(tops) if tops else None
+        for t in table.values():
+            if phase in t:
+                t[phase]["common_depth"] = common
+                t[phase]["ebf_common"] = ebf_of(t[phase]["rows"], common)
+    return table
+
+
+def ebf_of(rows: list[dict], top: int | None) -> float | None:
+    """The growth of the nodes per ply over the last four plies up to depth `top` (default the
+    deepest row); fewer plies if the rows are shorter."""
+    rows = [r for r in rows if top is None or r["depth"] <= top]
+    k = min(4, len(rows) - 1)
+    if k < 1:
+        return None
+    return (rows[-1]["nodes"] / rows[-1 - k]["nodes"]) ** (1 / k)
+
+
+# ---------------------------------------------------------------------------
+# Part 2: levels against thinking time
+# ---------------------------------------------------------------------------
+
 def summarize_positions(rows: list[dict]) -> dict:
     out = {}
-    groups = {p: [r for r in rows if r["phase"] == p] for p, _ in PHASES}
+    groups = {p: [r for r in rows if r["phase"] == p] for p in PHASE_NAMES}
     groups["all"] = rows
     for name, rs in groups.items():
         n = len(rs)
-        keep = sum(r["keeps_value"] for r in rs)
-        opt = sum(r["optimal"] for r in rs)
-        lo, hi = wilson(keep, n)
         crit = [r for r in rs if r["critical"]]
         ck = sum(r["keeps_value"] for r in crit)
         clo, chi = wilson(ck, len(crit))
-        out[name] = {"positions": n,
-                     "critical": len(crit),
+        pv = sum(r["proven"] for r in rs)
+        plo, phi = wilson(pv, n)
+        out[name] = {"positions": n, "critical": len(crit),
                      "critical_keeps_value": ck / len(crit) if crit else None,
                      "critical_keeps_value_low": clo, "critical_keeps_value_high": chi,
                      "critical_random": statistics.fmean(r["random_keeps"] for r in crit)
                      if crit else None,
-                     "random_keeps_value": statistics.fmean(r["random_keeps"] for r in rs)
-                     if rs else None,
-                     "keeps_value": keep / n if n else None, "keeps_value_low": lo,
-                     "keeps_value_high": hi, "optimal": opt / n if n else None,
-                     "proven": sum(r["proven"] for r in rs) / n if n else None,
+                     "keeps_value": sum(r["keeps_value"] for r in rs) / n if n else None,
+                     "optimal": sum(r["optimal"] for r in rs) / n if n else None,
+                     "proven": pv / n if n else None, "proven_low": plo, "proven_high": phi,
                      "depth": describe([r["depth"] for r in rs]),
                      "nodes": describe([r["nodes"] for r in rs]),
-                     "engine_ms": describe([r["engine_ms"] for r in rs]),
-                     "wall_ms": describe([r["wall_ms"] for r in rs])}
+                     "engine_ms": describe([r["engine_ms"] for r in rs])}
     return out
 
 
 # ---------------------------------------------------------------------------
-# Matches
+# Part 3: matches
 # ---------------------------------------------------------------------------
 
 def opening_values(path: str) -> dict[str, int]:
-    """Exact scores written as '# score +N' comments by make_openings.py (side to move's view)."""
+    """Exact scores written as '# score +N' comments in the openings file (side to move's view)."""
     out = {}
     try:
         with open(path) as fh:
@@ -132,11 +236,11 @@ def opening_values(path: str) -> dict[str, int]:
     return out
 
 
-VALUE_CLASSES = ("won for vier", "drawn", "lost for vier")
+VALUE_CLASSES = ("won for A", "drawn", "lost for A")
 
 
 def value_breakdown(games, values: dict[str, int]) -> dict | None:
-    """vier's (A's) points by the opening's exact value for A: [points, games] per class."""
+    """A's points by the opening's exact value for A: [points, games] per class."""
     out = {k: [0.0, 0] for k in VALUE_CLASSES}
     for g in games:
         v = values.get(g["opening"])
@@ -150,23 +254,22 @@ def value_breakdown(games, values: dict[str, int]) -> dict | None:
     return out
 
 
-def play_match(binary: str, ms: int, args, path: str, log) -> dict:
+def play_match(a: dict, b: dict, args, path: str) -> dict:
+    """A match of engine `a` against `b` (dicts: cmd, name, ms, options), A's view."""
     resume = args.resume and os.path.exists(path)
     if os.path.exists(path) and not resume:
         os.remove(path)
-    cmd = [sys.executable, REFEREE,
-           "--engine", binary, "--name", f"vier-{ms}ms", "--tc", f"movetime={ms}",
-           "--engine", binary, "--name", f"ref-{args.ref_ms}ms", "--tc", f"movetime={args.ref_ms}",
-           "--games", str(args.games), "--openings", args.openings, "--concurrency", "1",
-           "--margin", str(args.margin), "--resume" if resume else "--out", path]
-    # options after each --engine bind to it: insert them behind both engines' names
-    for k, v in ENGINE_OPTIONS.items():
-        for anchor in (f"vier-{ms}ms", f"ref-{args.ref_ms}ms"):
-            i = cmd.index(anchor) + 1
-            cmd[i:i] = ["--option", f"{k}={v}"]
+    cmd = [sys.executable, REFEREE]
+    for e in (a, b):
+        cmd += ["--engine", e["cmd"], "--name", e["name"], "--tc", f"movetime={e['ms']}"]
+        for k, v in e.get("options", {}).items():
+            cmd += ["--option", f"{k}={v}"]
+    cmd += ["--games", str(args.games), "--openings", args.openings, "--concurrency", "1",
+            "--margin", str(args.margin), "--resume" if resume else "--out", path]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
-        raise SystemExit(f"referee failed ({res.returncode}) at {ms} ms:\n{res.stdout}\n{res.stderr}")
+        raise SystemExit(f"referee failed ({res.returncode}) for {a['name']} vs {b['name']}:\n"
+                         f"{res.stdout}\n{res.stderr}")
     with open(path) as fh:
         recs = [json.loads(l) for l in fh if l.strip()]
     games = {r["game"]: r for r in recs if r.get("type") == "game"}
@@ -179,19 +282,38 @@ def play_match(binary: str, ms: int, args, path: str, log) -> dict:
             moves[ply["by"]] += 1
     tri = trinomial_stats(s["wins"], s["draws"], s["losses"])
     pen = pentanomial_stats(s["penta"])
-    header = next((r for r in recs if r.get("type") == "match"), {})
-    return {"ms": ms, "ref_ms": args.ref_ms, "games": len(games),
-            "by_opening_value": value_breakdown(games.values(), opening_values(args.openings)),
-            "openings": header.get("openings", []), "wins": s["wins"],
-            "draws": s["draws"], "losses": s["losses"], "score": tri["score"],
-            "penta": s["penta"], "terminations": s["terminations"],
+    return {"a": a["name"], "b": b["name"], "a_ms": a["ms"], "b_ms": b["ms"],
+            "games": len(games), "wins": s["wins"], "draws": s["draws"], "losses": s["losses"],
+            "score": tri["score"], "penta": s["penta"], "terminations": s["terminations"],
             "elo": pen["elo"], "elo_low": pen["elo_low"], "elo_high": pen["elo_high"],
-            "elo_trinomial": tri["elo"], "elo_trinomial_low": tri["elo_low"],
-            "elo_trinomial_high": tri["elo_high"], "los": tri["los"],
             "mean_move_ms": round(think["A"] / max(1, moves["A"]), 1),
-            "ref_mean_move_ms": round(think["B"] / max(1, moves["B"]), 1),
-            "think_s": round((think["A"] + think["B"]) / 1000, 1),
-            "referee_summary": res.stdout.strip()}
+            "b_mean_move_ms": round(think["B"] / max(1, moves["B"]), 1),
+            "by_opening_value": value_breakdown(games.values(), opening_values(args.openings))}
+
+
+def match_plan(args, binary: str, fsf: str | None) -> list[tuple[str, dict, dict]]:
+    """(key, A, B) of every match of the study."""
+    vopts = dict(ENGINE_OPTIONS)
+
+    def vier(ms, level=7, name=None):
+        o = dict(vopts)
+        if level != 7:
+            o["SearchLevel"] = str(level)
+        return {"cmd": binary, "name": name or f"vier-{ms}ms", "ms": ms, "options": o}
+
+    def fish(ms):
+        return {"cmd": fsf, "name": f"fsf-{ms}ms", "ms": ms, "options": {}}
+
+    ref = vier(args.ref_ms, name=f"ref-vier-{args.ref_ms}ms")
+    plan = [(f"vier-{t}", vier(t), ref) for t in args.elo_times]
+    if fsf:
+        plan += [(f"h2h-{t}", vier(t), fish(t)) for t in args.h2h_times]
+    for ms in args.level_ms:
+        plan += [(f"level{l}-{ms}", vier(ms, l, f"level{l}-{ms}ms"), ref) for l in args.levels]
+    if fsf:
+        # last: Fairy-Stockfish uses all of its time, so its long matches cost the most
+        plan += [(f"fsf-{t}", fish(t), ref) for t in args.fsf_times]
+    return plan
 
 
 # ---------------------------------------------------------------------------
@@ -214,275 +336,361 @@ def fmt_elo(x) -> str:
     return _fmt_elo(x, digits=0)
 
 
-def write_csvs(out_dir: str, rows: list[dict], summary: dict, matches: dict):
-    with open(os.path.join(out_dir, "positions.csv"), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
-    cols = ["ms"]
-    for ph in [p for p, _ in PHASES] + ["all"]:
-        cols += [f"{ph}_keeps_value", f"{ph}_critical", f"{ph}_critical_keeps_value",
-                 f"{ph}_critical_random", f"{ph}_optimal", f"{ph}_proven", f"{ph}_depth_mean",
-                 f"{ph}_depth_sd", f"{ph}_nodes_mean", f"{ph}_nodes_sd", f"{ph}_time_used_ms"]
-    cols += ["games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high"]
-    with open(os.path.join(out_dir, "summary.csv"), "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(cols)
-        for ms, s in summary.items():
-            row = [ms]
-            for ph in [p for p, _ in PHASES] + ["all"]:
-                g = s[ph]
-                ck, cr = g["critical_keeps_value"], g["critical_random"]
-                row += [round(g["keeps_value"], 4), g["critical"],
-                        "" if ck is None else round(ck, 4), "" if cr is None else round(cr, 4),
-                        round(g["optimal"], 4), round(g["proven"], 4),
-                        round(g["depth"]["mean"], 2), round(g["depth"]["sd"], 2),
-                        round(g["nodes"]["mean"]), round(g["nodes"]["sd"]),
-                        round(g["engine_ms"]["mean"], 1)]
-            m = matches.get(ms)
-            if m:
-                row += [m["games"], m["wins"], m["draws"], m["losses"], round(m["score"], 4)]
-                row += [round(x, 1) if finite(x) else x for x in (m["elo"], m["elo_low"], m["elo_high"])]
-            else:
-                row += [""] * 8
-            w.writerow(row)
+def pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
 
 
-ELO_CAP = 1000  # an infinite Elo (all games won or lost) is drawn at the cap, marked with a triangle
+def level_times(sweep: dict, level: int) -> list[int]:
+    return sorted(int(t) for t in sweep.get(str(level), {}))
 
 
-def plot(out_dir: str, times: list[int], summary: dict, matches: dict, ref_ms: int, title: str):
+PLOTS = ["nodes.svg", "depth.svg", "proven.svg", "accuracy.svg", "elo.svg", "levels_elo.svg"]
+
+
+def plot(out_dir: str, res: dict):
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "vier-study"
     import matplotlib.pyplot as plt
 
-    colors = {"begin": "tab:blue", "middle": "tab:orange", "end": "tab:green", "all": "black"}
+    cmap = plt.get_cmap("viridis")
+    color = {l: cmap((l - 1) / 6.5) for l in LEVELS}
+    meta, sweep, matches = res["meta"], res["sweep"], res["matches"]
+    table = depth_table({int(l): v for l, v in res["depth"].items()})
+    sub = f"vier {meta['commit']}, 2 shared cores"
+    written = []
 
-    def acc(ax):
-        for ph in [p for p, _ in PHASES] + ["all"]:
-            if summary[times[0]][ph]["critical"] == 0:
-                continue
-            n = summary[times[0]][ph]["critical"]
-            y = [100 * summary[t][ph]["critical_keeps_value"] for t in times]
-            ax.plot(times, y, marker="o", color=colors[ph], label=f"{ph} ({n})",
-                    linestyle="--" if ph == "all" else "-")
-        if summary[times[0]]["all"]["critical"]:
-            ax.axhline(100 * summary[times[0]]["all"]["critical_random"], color="grey",
-                       linestyle=":", label="random move (all)")
+    def logx(ax, ticks):
         ax.set_xscale("log")
-        ax.set_xlabel("thinking time per move (ms)")
-        ax.set_ylabel("moves that keep the exact game value (%)")
-        ax.set_title("Move accuracy on critical positions")
-        ax.set_ylim(0, 102)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(loc="lower right")
+        ticks = sorted(set(ticks))
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([f"{t:g}" for t in ticks])
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
 
-    def elo(ax):
-        ts = [t for t in times if t in matches]
-        seen = [abs(v) for t in ts for v in (matches[t]["elo"], matches[t]["elo_low"],
-                                             matches[t]["elo_high"]) if finite(v)]
-        cap = min(ELO_CAP, max(seen + [100.0]) * 1.15)  # the axis limit; infinities drawn there
-        for t in ts:
-            m = matches[t]
-            e = m["elo"]
-            if e is None:
-                continue
-            if math.isinf(e):
-                ax.plot([t], [math.copysign(cap, e)], marker="^" if e > 0 else "v",
-                        color="tab:red", markersize=9, linestyle="none")
-                continue
-            # an unbounded end of the interval is drawn up to the axis limit
-            lo = -cap if m["elo_low"] is None or not finite(m["elo_low"]) else m["elo_low"]
-            hi = cap if m["elo_high"] is None or not finite(m["elo_high"]) else m["elo_high"]
-            if m["elo_low"] is None:  # no spread in the results: no interval
-                lo = hi = e
-            ax.errorbar([t], [e], yerr=[[max(0.0, e - lo)], [max(0.0, hi - e)]], fmt="o",
-                        color="tab:red", capsize=4)
-        fin = [(t, matches[t]["elo"]) for t in ts if finite(matches[t]["elo"])]
-        if fin:
-            ax.plot([t for t, _ in fin], [e for _, e in fin], color="tab:red", alpha=0.4)
-        ax.axhline(0, color="grey", linewidth=0.8)
-        ax.axvline(ref_ms, color="grey", linewidth=0.8, linestyle=":")
-        ax.set_xscale("log")
-        ax.set_ylim(-cap - 50, cap + 50)
-        ax.set_xlabel("thinking time per move (ms)")
-        ax.set_ylabel(f"Elo vs vier at {ref_ms} ms (95% interval)")
-        ax.set_title("Strength")
-        ax.grid(True, which="both", alpha=0.3)
-
-    def depth(ax):
-        for ph in [p for p, _ in PHASES]:
-            y = [summary[t][ph]["depth"]["mean"] for t in times]
-            e = [summary[t][ph]["depth"]["sd"] for t in times]
-            ax.errorbar(times, y, yerr=e, marker="o", color=colors[ph], label=ph, capsize=3)
-        ax.set_xscale("log")
-        ax.set_xlabel("thinking time per move (ms)")
-        ax.set_ylabel("depth reached (mean ± sd)")
-        ax.set_title("Search depth")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(loc="upper left")
-
-    def nodes(ax):
-        for ph in [p for p, _ in PHASES]:
-            y = [max(1, summary[t][ph]["nodes"]["mean"]) for t in times]
-            ax.plot(times, y, marker="o", color=colors[ph], label=ph)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("thinking time per move (ms)")
-        ax.set_ylabel("nodes searched (mean)")
-        ax.set_title("Nodes")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(loc="upper left")
-
-    def proven(ax):
-        for ph in [p for p, _ in PHASES]:
-            y = [100 * summary[t][ph]["proven"] for t in times]
-            ax.plot(times, y, marker="o", color=colors[ph], label=ph)
-        ax.set_xscale("log")
-        ax.set_ylim(-2, 102)
-        ax.set_xlabel("thinking time per move (ms)")
-        ax.set_ylabel("positions whose value vier proved (%)")
-        ax.set_title("Solved within the time")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(loc="best")
-
-    meta = {"Date": None, "Creator": "tools/study.py"}
-    for name, fns, cols in (("accuracy", [acc], 1), ("elo", [elo], 1),
-                            ("depth", [depth, nodes, proven], 3),
-                            ("study", [acc, elo, depth, proven], 2)):
-        rows = len(fns) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)
-        for fn, ax in zip(fns, axes.flat):
-            fn(ax)
-        if name == "study":
-            fig.suptitle(title, fontsize=10)
+    def save(fig, name):
         fig.tight_layout()
-        fig.savefig(os.path.join(out_dir, f"{name}.svg"), metadata=meta)
+        fig.savefig(os.path.join(out_dir, name))
         plt.close(fig)
+        written.append(name)
 
+    # 1. the cost of a depth: one panel per phase, nodes on a log axis beside the theory
+    if table:
+        fig, axes = plt.subplots(1, len(PHASE_NAMES), figsize=(13, 4.4), sharey=True)
+        ymax = 10
+        for ax, phase in zip(axes, PHASE_NAMES):
+            top = 1
+            for level in sorted(table):
+                t = table[level].get(phase)
+                if not t or not t["rows"]:
+                    continue
+                d = [r["depth"] for r in t["rows"]]
+                top = max(top, max(d))
+                y = [r["nodes"] for r in t["rows"]]
+                ymax = max([ymax] + y)
+                ax.plot(d, y, marker="o", color=color[level], label=LEVEL_NAMES[level])
+                c = t.get("common_depth")
+                if t.get("ebf_common") and c:
+                    ax.annotate(f"{t['ebf_common']:.1f}", (c, y[d.index(c)]),
+                                textcoords="offset points", xytext=(-4, 6), fontsize=8,
+                                color=color[level], ha="right")
+            ds = list(range(1, top + 1))
+            ax.plot(ds, [BRANCHING ** x for x in ds], color="grey", linestyle="--",
+                    label=f"theory b^d (b = {BRANCHING})")
+            ax.plot(ds, [BRANCHING ** (x / 2) for x in ds], color="grey", linestyle=":",
+                    label="theory b^(d/2): perfect ordering")
+            ax.set_yscale("log")
+            n = next((table[l][phase]["positions"] for l in table if phase in table[l]), 0)
+            c = next((table[l][phase].get("common_depth") for l in table if phase in table[l]), None)
+            ax.set_title(f"{phase} positions ({n})" + (f"; numbers: EBF over depths {max(1, c - 4)}-{c}"
+                                                       if c and c > 1 else ""), fontsize=10)
+            ax.set_xlabel("depth finished (plies)")
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+            ax.set_xlim(0.5, top + 1.5)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0].set_ylim(1, ymax * 20)
+        axes[0].set_ylabel("nodes to finish the depth (geometric mean, log scale)")
+        axes[0].legend(fontsize=7, loc="upper left")
+        fig.suptitle(f"Each step of the lecture makes a ply cheaper ({sub})")
+        save(fig, "nodes.svg")
 
-def report_md(meta: dict, times: list[int], summary: dict, matches: dict, plotted: bool) -> str:
-    L = []
-    a = meta["args"]
-    L.append("# vier: strength against thinking time\n")
-    L.append(f"Generated by `{meta['command']}` on {meta['date']} (engine `{meta['engine_id']}`, "
-             f"commit {meta['commit']}{' with uncommitted changes' if meta['dirty'] else ''}; "
-             f"{meta['cpus']} CPUs, shared with other work). Wall time of the study: "
-             f"{meta['wall_s'] / 60:.1f} min.\n")
-    opts = meta.get("engine_options", {})
-    extra = {k: v for k, v in opts.items() if k not in ("MoveOverhead", "UCI_ShowWDL")}
-    L.append("Setup: `go movetime T` with `MoveOverhead 0` (the engine thinks the whole T), "
-             + (", ".join(f"`{k} {v}`" for k, v in extra.items()) if extra
-                else "default `Hash` (32 MB)")
-             + ", a fresh game (`ucinewgame`) per position; one engine searching at a time.\n")
-    if plotted:
-        L.append("![accuracy, Elo and depth against thinking time](study.svg)\n")
-    n = a["positions"]
-    al0 = summary[times[0]]["all"]
-    L.append("## Move accuracy\n")
-    L.append(f"{n} positions per phase drawn with seed {a['seed']} from Pons' sets: begin = "
-             "`Test_L1_R2` (4-14 discs played), middle = `Test_L2_R2` (15-27), end = "
-             "`Test_L3_R1` (29-41). A move *keeps the value* if its exact score (from "
-             "`vier solve --all`, cached in `oracle.json`) has the sign of the best column's: "
-             "a won position stays won, a drawn one drawn; a lost position is lost whatever "
-             "is played. A position is *critical* if at least one legal move spoils its value "
-             f"({al0['critical']} of the {al0['positions']}: "
-             + ", ".join(f"{p} {summary[times[0]][p]['critical']}" for p, _ in PHASES)
-             + "); elsewhere every move keeps the value, so the critical positions are where "
-             "accuracy is measured. *Random* is the share of value-keeping moves among the legal "
-             "ones (what a random mover scores). *Optimal* = the best column's exact score "
-             "(fastest win / slowest loss). *Proven* = the engine reported a proven score (mate "
-             "or proven draw) within the time. Intervals are Wilson's 95% intervals.\n")
-
-    def pct(x):
-        return "-" if x is None else f"{100 * x:.0f}%"
-
-    hdr = "| ms | " + " | ".join(f"{p} critical" for p, _ in PHASES) + \
-          " | all critical (95%) | all positions | all optimal | proven (b/m/e) |"
-    L.append(hdr)
-    L.append("|" + "---|" * (hdr.count("|") - 1))
-    rnd = ["random"] + [pct(summary[times[0]][p]["critical_random"]) for p, _ in PHASES] + \
-          [pct(al0["critical_random"]), pct(al0["random_keeps_value"]), "", ""]
-    for t in times:
-        s = summary[t]
-        cells = [pct(s[p]["critical_keeps_value"]) for p, _ in PHASES]
-        al = s["all"]
-        cells.append(f"{pct(al['critical_keeps_value'])} ({100 * al['critical_keeps_value_low']:.0f}-"
-                     f"{100 * al['critical_keeps_value_high']:.0f})" if al["critical"] else "-")
-        cells.append(pct(al["keeps_value"]))
-        cells.append(pct(al["optimal"]))
-        cells.append("/".join(f"{100 * s[p]['proven']:.0f}" for p, _ in PHASES) + " %")
-        L.append(f"| {t} | " + " | ".join(cells) + " |")
-    L.append("| " + " | ".join(rnd) + " |")
-    L.append("")
-    L.append("## Depth and nodes\n")
-    L.append("From the last `info` line before `bestmove`: mean ± standard deviation "
-             "(median) of the depth, mean ± sd of the nodes, and the mean time the engine "
-             "actually used (its `time` field). Once the root is proven the search stops, "
-             "so depth, nodes and time stop growing where most positions are proven (the end "
-             "phase at once, the begin phase within a few hundred ms).\n")
-    hdr = "| ms | " + " | ".join(f"{p} depth" for p, _ in PHASES) + " | " + \
-          " | ".join(f"{p} nodes" for p, _ in PHASES) + " | time used b/m/e (ms) |"
-    L.append(hdr)
-    L.append("|" + "---|" * (hdr.count("|") - 1))
-    for t in times:
-        s = summary[t]
-        cells = [f"{s[p]['depth']['mean']:.1f} ± {s[p]['depth']['sd']:.1f} ({s[p]['depth']['median']:g})"
-                 for p, _ in PHASES]
-        cells += [f"{s[p]['nodes']['mean']:.3g} ± {s[p]['nodes']['sd']:.2g}" for p, _ in PHASES]
-        cells.append(" / ".join(f"{s[p]['engine_ms']['mean']:.0f}" for p, _ in PHASES))
-        L.append(f"| {t} | " + " | ".join(cells) + " |")
-    L.append("")
-    if matches:
-        m0 = next(iter(matches.values()))
-        L.append("## Matches\n")
-        openings = m0.get("openings", [])
-        passes = a["games"] / (2 * len(openings)) if openings else 0
-        L.append(f"vier at T ms per move against the same binary at {m0['ref_ms']} ms, "
-                 f"{a['games']} games per time: {a['games'] // 2} pairs of colour-swapped games "
-                 + (f"over the {len(openings)} openings of " if a["games"] // 2 >= len(openings)
-                    else f"over the first {a['games'] // 2} of the {len(openings)} openings of ")
-                 + f"`{os.path.relpath(a['openings'], ROOT) if os.path.isabs(a['openings']) else a['openings']}`"
-                 + (f" ({passes:g} passes: under a fixed movetime the depth reached depends on the "
-                    "machine's timing, so a repeated opening usually gives a different game, but "
-                    "not always, and the results cluster by opening; the intervals, which treat "
-                    "pairs as independent, understate the uncertainty)" if passes > 1 else "")
-                 + ", one game at a time (`tools/referee.py --concurrency 1`). Elo is from the "
-                 "pentanomial pair statistics with its 95% interval; the intervals are wide "
-                 "for so few games, and a 100% or 0% score has an infinite Elo (an open end in "
-                 "the plot). The T = reference row is a self-play check. The per-move times are "
-                 "the referee's measurements: once a position is proven the engine moves at "
-                 "once, so the mean is far below T. Game records: `matches/T.jsonl`.\n")
-        L.append("| ms | games | W / D / L | score | Elo (95% interval) | mean ms per move (vier / ref) | terminations |")
-        L.append("|---|---|---|---|---|---|---|")
-        for t in times:
-            m = matches.get(t)
-            if not m:
+    def sweep_plot(name, title, ylabel, value, phase, ylim=None, random_line=None):
+        fig, ax = plt.subplots(figsize=(7.5, 4.6))
+        for level in LEVELS:
+            ts = level_times(sweep, level)
+            pts = [(t, value(sweep[str(level)][str(t)][phase])) for t in ts]
+            pts = [(t, v) for t, v in pts if v is not None]
+            if not pts:
                 continue
-            L.append(f"| {t} | {m['games']} | {m['wins']} / {m['draws']} / {m['losses']} | "
-                     f"{100 * m['score']:.0f}% | {fmt_elo(m['elo'])} ({fmt_elo(m['elo_low'])} .. "
-                     f"{fmt_elo(m['elo_high'])}) | {m['mean_move_ms']:g} / {m['ref_mean_move_ms']:g} | "
-                     + ", ".join(f"{k} {v}" for k, v in sorted(m["terminations"].items())) + " |")
+            x = [t for t, _ in pts]
+            y = [v[0] for _, v in pts]
+            lo = [v[0] - v[1] for _, v in pts]
+            hi = [v[0] + (v[2] if len(v) > 2 else v[1]) for _, v in pts]
+            ax.plot(x, y, marker="o", color=color[level], label=LEVEL_NAMES[level])
+            ax.fill_between(x, lo, hi, color=color[level], alpha=0.08)
+        if random_line is not None:
+            ax.axhline(random_line, color="grey", linestyle=":", label="a random move")
+        logx(ax, [int(t) for lv in sweep.values() for t in lv])
+        ax.set_xlabel("thinking time per move (ms, log scale)")
+        ax.set_ylabel(ylabel)
+        if ylim:
+            ax.set_ylim(*ylim)
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        save(fig, name)
+
+    if sweep:
+        n_begin = next(iter(next(iter(sweep.values())).values()))["begin"]["positions"]
+        sweep_plot("depth.svg", f"Depth reached in the same time ({n_begin} begin positions; "
+                   "band: 95% interval of the mean)", "depth of the last iteration (plies)",
+                   lambda s: (s["depth"]["mean"], s["depth"]["ci"]) if s["depth"]["n"] else None,
+                   "begin")
+        n_all = next(iter(next(iter(sweep.values())).values()))["all"]["positions"]
+        sweep_plot("proven.svg", f"Share of positions proven ({n_all} positions, all phases; "
+                   "band: 95% Wilson)", "positions whose value is proven (%)",
+                   lambda s: (100 * s["proven"], 100 * (s["proven"] - s["proven_low"]),
+                              100 * (s["proven_high"] - s["proven"])), "all", (-2, 102))
+        first = next(iter(next(iter(sweep.values())).values()))["all"]
+        sweep_plot("accuracy.svg", f"Move accuracy on {first['critical']} critical positions "
+                   "(band: 95% Wilson)", "moves that keep the exact game value (%)",
+                   lambda s: None if s["critical_keeps_value"] is None else
+                   (100 * s["critical_keeps_value"],
+                    100 * (s["critical_keeps_value"] - s["critical_keeps_value_low"]),
+                    100 * (s["critical_keeps_value_high"] - s["critical_keeps_value"])),
+                   "all", (0, 102),
+                   None if first["critical_random"] is None else 100 * first["critical_random"])
+
+    def errbar(ax, x, m, c, label, cap, marker="o"):
+        e = m["elo"]
+        if label:
+            ax.plot([], [], marker=marker, color=c, label=label)
+        if e is None:
+            return
+        if math.isinf(e):
+            ax.plot([x], [math.copysign(cap, e)], marker="^" if e > 0 else "v", color=c,
+                    markersize=9, linestyle="none")
+            return
+        lo = m["elo_low"] if finite(m["elo_low"]) else (e if m["elo_low"] is None else -cap)
+        hi = m["elo_high"] if finite(m["elo_high"]) else (e if m["elo_high"] is None else cap)
+        ax.errorbar([x], [e], yerr=[[max(0, e - lo)], [max(0, hi - e)]], fmt=marker, color=c,
+                    capsize=4)
+
+    def cap_of(ms):
+        seen = [abs(v) for m in ms for v in (m["elo"], m["elo_low"], m["elo_high"]) if finite(v)]
+        return min(1000, max(seen + [100.0]) * 1.15)
+
+    # 4. Elo against time, vier and Fairy-Stockfish against one reference; and head to head
+    series = [("vier", "tab:red"), ("fsf", "tab:blue")]
+    if any(k.startswith(("vier-", "fsf-", "h2h-")) for k in matches):
+        fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.6),
+                                     gridspec_kw={"width_ratios": [3, 2]})
+        allm = [m for k, m in matches.items() if k.startswith(("vier-", "fsf-"))]
+        cap = cap_of(allm)
+        for prefix, c in series:
+            ms = sorted((m["a_ms"], m) for k, m in matches.items() if k.startswith(prefix + "-"))
+            label = {"vier": "vier (full engine)", "fsf": "Fairy-Stockfish"}[prefix]
+            for i, (t, m) in enumerate(ms):
+                errbar(ax, t, m, c, label if i == 0 else None, cap)
+            fin = [(t, m["elo"]) for t, m in ms if finite(m["elo"])]
+            if fin:
+                ax.plot([t for t, _ in fin], [e for _, e in fin], color=c, alpha=0.4)
+        ref = meta["args"]["ref_ms"]
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.axvline(ref, color="grey", linewidth=0.8, linestyle=":")
+        logx(ax, [m["a_ms"] for m in allm])
+        ax.set_ylim(-cap - 50, cap + 50)
+        ax.set_xlabel("thinking time per move (ms, log scale)")
+        ax.set_ylabel(f"Elo against vier at {ref} ms (95% interval)")
+        ax.set_title(f"Strength against time, one reference ({meta['args']['games']} games a point)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+        h2h = sorted((m["a_ms"], m) for k, m in matches.items() if k.startswith("h2h-"))
+        cap2 = cap_of([m for _, m in h2h])
+        for i, (t, m) in enumerate(h2h):
+            errbar(bx, t, m, "tab:purple", None, cap2, "s")
+            y = m["elo"] if finite(m["elo"]) else math.copysign(cap2, m["elo"] or 0)
+            bx.annotate(f"{100 * m['score']:.0f}%", (t, y),
+                        textcoords="offset points", xytext=(8, -4), fontsize=8)
+        bx.axhline(0, color="grey", linewidth=0.8)
+        if h2h:
+            logx(bx, [t for t, _ in h2h])
+            bx.set_xlim(min(t for t, _ in h2h) / 2, max(t for t, _ in h2h) * 2)
+        bx.set_ylim(-cap2 - 50, cap2 + 50)
+        bx.set_xlabel("time per move for both (ms, log scale)")
+        bx.set_ylabel("Elo of vier against Fairy-Stockfish (95% interval)")
+        bx.set_title("vier vs Fairy-Stockfish at equal time (vier's score)")
+        bx.grid(True, which="both", alpha=0.3)
+        save(fig, "elo.svg")
+
+    # 5. what each level is worth in games, at one time per move
+    lv = sorted(((int(k[5:].split("-")[0]), m) for k, m in matches.items()
+                 if k.startswith("level")), key=lambda x: (x[0], x[1]["a_ms"]))
+    if lv:
+        fig, ax = plt.subplots(figsize=(7.5, 4.6))
+        cap = cap_of([m for _, m in lv])
+        times_ = sorted({m["a_ms"] for _, m in lv})
+        shades = ["tab:orange", "tab:red", "tab:purple", "tab:brown"]
+        for i, ms in enumerate(times_):
+            c = shades[i % len(shades)]
+            pts = [(l, m) for l, m in lv if m["a_ms"] == ms]
+            dx = (i - (len(times_) - 1) / 2) * 0.15
+            for j, (level, m) in enumerate(pts):
+                errbar(ax, level + dx, m, c, f"{ms} ms per move" if j == 0 else None, cap)
+            fin = [(l + dx, m["elo"]) for l, m in pts if finite(m["elo"])]
+            ax.plot([l for l, _ in fin], [e for _, e in fin], color=c, alpha=0.4)
+        ax.axhline(0, color="grey", linewidth=0.8)
+        levels_ = sorted({l for l, _ in lv})
+        ax.set_xticks(levels_)
+        ax.set_xticklabels([LEVEL_NAMES[l].replace(" ", "\n", 1) for l in levels_], fontsize=8)
+        ax.set_ylim(-cap - 50, cap + 50)
+        ax.set_xlabel("search level (each adds one technique)")
+        ax.set_ylabel(f"Elo against vier at {meta['args']['ref_ms']} ms (95% interval)")
+        ax.set_title(f"What each step is worth in games ({lv[0][1]['games']} games a point)")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+        save(fig, "levels_elo.svg")
+    return written
+
+
+def report_md(res: dict, plotted: list[str]) -> str:
+    meta, sweep, matches = res["meta"], res["sweep"], res["matches"]
+    table = depth_table({int(l): v for l, v in res["depth"].items()})
+    a = meta["args"]
+    L = ["# The study: what each step of the lecture buys, against time\n"]
+    L.append(f"Generated by `{meta['command']}` on {meta['date']} ({meta['cpus']} CPUs, shared), "
+             f"engine `{meta['engine_id']}` built from commit {meta['commit']}"
+             + (" with uncommitted changes to src/" if meta.get("dirty") else "")
+             + "".join(f", then `{c}`" for c in meta.get("merges", []))
+             + f"; the run took {meta['wall_s'] / 60:.1f} minutes in all"
+             + ("" if meta.get("complete", True) else " and was stopped before its end (the "
+                "parts below are what it finished)") + ". Engine options: "
+             + ", ".join(f"`{k} {v}`" for k, v in meta["engine_options"].items())
+             + ". Positions: Pons' Test_L1_R2 (begin, 4-14 discs), Test_L2_R2 (middle, 15-27), "
+             f"Test_L3_R1 (end, 29-41), drawn with seed {a['seed']}. Levels (`SearchLevel`): "
+             + "; ".join(LEVEL_NAMES[l] for l in LEVELS) + ".\n")
+    for p in plotted:
+        L.append(f"![{p}]({p})\n")
+    if table:
+        L.append("## The cost of a depth\n")
+        L.append(f"`go depth D` on {a['depth_positions']} positions per phase (the first of the "
+                 f"sample), at most {a['depth_ms']} ms each; depth caps "
+                 + ", ".join(f"level {l}: {DEPTH_CAPS[l]}" for l in sorted(table)) + ". Nodes to "
+                 "finish depth d: geometric mean over the positions, counted only while every "
+                 "position finished d (the time cap ends the row; a position proven sooner, "
+                 "its game ending within the horizon, counts with the nodes of its proof). Levels 1-3 search each depth from scratch, so their count "
+                 "includes the shallower depths (as a time-limited search pays them too). EBF: "
+                 "the growth of the nodes per ply over the last four plies of the row "
+                 f"(theory: b = {BRANCHING} for minimax, about sqrt(b) = {math.sqrt(BRANCHING):.2f} "
+                 "for alpha-beta with perfect ordering). Level 5 extends forced moves, so its "
+                 "depth d sees further than the others' (its `seldepth` is deeper).\n")
+        L.append("The table gives, per phase, the deepest depth every position finished, the nodes "
+                 "and milliseconds to finish it, the EBF over its last four plies, and the EBF over "
+                 "the four plies up to the depth all levels reached (the numbers in the figure: "
+                 "like with like).\n")
+        hdr = "| level | " + " | ".join(f"{p}: deepest d, nodes, ms, EBF, EBF to common d"
+                                       for p in PHASE_NAMES) + " |"
+        L.append(hdr)
+        L.append("|---|" + "---|" * len(PHASE_NAMES))
+        for level in sorted(table):
+            cells = []
+            for p in PHASE_NAMES:
+                t = table[level].get(p)
+                if not t or not t["rows"]:
+                    cells.append("-")
+                    continue
+                r = t["rows"][-1]
+                ebf = f"{t['ebf']:.2f}" if t["ebf"] else "-"
+                com = f"{t['ebf_common']:.2f} (d {t['common_depth']})" if t.get("ebf_common") else "-"
+                cells.append(f"{r['depth']}, {r['nodes']:.3g}, {r['ms']:g}, {ebf}, {com}")
+            L.append(f"| {LEVEL_NAMES[level]} | " + " | ".join(cells) + " |")
         L.append("")
-        rows = [(t, matches[t].get("by_opening_value")) for t in times if t in matches]
-        if rows and all(b for _, b in rows):
-            L.append("Where the points come from: vier's points by the exact value of the "
-                     "opening for vier (the scores in the opening file's comments). In a drawn "
-                     "opening a perfect player never loses; in a lost one it can only profit "
-                     "from the reference's mistakes.\n")
-            L.append("| ms | " + " | ".join(VALUE_CLASSES) + " |")
+        common = {}
+        for level in sorted(table):
+            rows = table[level].get("begin", {}).get("rows", [])
+            common[level] = {r["depth"]: r["nodes"] for r in rows}
+        ds = sorted(set.intersection(*[set(c) for c in common.values()])) if common else []
+        if ds:
+            L.append("Nodes to finish the same depth on the begin positions (geometric means):\n")
+            L.append("| depth | " + " | ".join(LEVEL_NAMES[l] for l in sorted(table)) + " |")
+            L.append("|---|" + "---|" * len(table))
+            for d in ds:
+                L.append(f"| {d} | " + " | ".join(f"{common[l][d]:.3g}" for l in sorted(table)) + " |")
+            L.append("")
+    if sweep:
+        any_level = next(iter(sweep.values()))
+        first = next(iter(any_level.values()))
+        L.append("## Levels against thinking time\n")
+        L.append(f"`go movetime T` on {first['all']['positions']} positions "
+                 f"({a['positions']} per phase), a fresh game (`ucinewgame`) each; "
+                 f"{first['all']['critical']} of them are critical (some legal move throws the "
+                 f"game value away; a random move keeps it in "
+                 f"{pct(first['all']['critical_random'])} of them). Levels 1-3 only up to "
+                 f"{a['low_max_ms']} ms. Depth: the last `info` line before `bestmove`, mean ± "
+                 "the 95% interval of the mean; proven: a `mate` score or a proven draw "
+                 "(shares with 95% Wilson intervals); accuracy: the share of critical positions "
+                 "where the move keeps the exact game value.\n")
+        L.append("| level | ms | depth begin | depth middle | depth end | proven (all) | "
+                 "accuracy, critical (all) | nodes begin (mean) |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for level in LEVELS:
+            for t in level_times(sweep, level):
+                s = sweep[str(level)][str(t)]
+                dep = [f"{s[p]['depth']['mean']:.1f} ± {s[p]['depth']['ci']:.1f}"
+                       if s[p]["depth"]["n"] else "-" for p in PHASE_NAMES]
+                al = s["all"]
+                acc = "-" if al["critical_keeps_value"] is None else \
+                    (f"{pct(al['critical_keeps_value'])} ({100 * al['critical_keeps_value_low']:.0f}"
+                     f"-{100 * al['critical_keeps_value_high']:.0f})")
+                L.append(f"| {LEVEL_NAMES[level]} | {t} | " + " | ".join(dep)
+                         + f" | {pct(al['proven'])} ({100 * al['proven_low']:.0f}-"
+                         f"{100 * al['proven_high']:.0f}) | {acc} | "
+                         f"{s['begin']['nodes'].get('mean', 0):.3g} |")
+        L.append("")
+    if matches:
+        L.append("## Matches\n")
+        L.append(f"Through `tools/referee.py`: {a['games']} games per match ({a['games'] // 2} "
+                 "pairs of colour-swapped games over the first balanced openings of "
+                 f"`{a['openings']}`), one game at a time, movetime per engine. Elo from the "
+                 "pentanomial pair statistics with its 95% interval (a 100% or 0% score is "
+                 f"±inf). The reference is vier (full engine) at {a['ref_ms']} ms per move; "
+                 "`h2h` is vier against Fairy-Stockfish 11.1 at equal time. Mean ms per move "
+                 "as the referee measured it: once vier proves a position it moves at once. "
+                 "Game records: `matches/<match>.jsonl`.\n")
+        L.append("| match | A | B | games | W / D / L (A) | score | Elo of A (95%) | mean ms A / B | terminations |")
+        L.append("|---|---|---|---|---|---|---|---|---|")
+        for k, m in matches.items():
+            L.append(f"| {k} | {m['a']} | {m['b']} | {m['games']} | {m['wins']} / {m['draws']} / "
+                     f"{m['losses']} | {pct(m['score'])} | {fmt_elo(m['elo'])} "
+                     f"({fmt_elo(m['elo_low'])} .. {fmt_elo(m['elo_high'])}) | "
+                     f"{m['mean_move_ms']:g} / {m['b_mean_move_ms']:g} | "
+                     + ", ".join(f"{t} {v}" for t, v in sorted(m["terminations"].items())) + " |")
+        L.append("")
+        rows = [(k, m["by_opening_value"]) for k, m in matches.items() if m.get("by_opening_value")]
+        if rows:
+            L.append("Where A's points come from, by the exact value of the opening for A (the "
+                     "scores in the openings file's comments): points / games. From a drawn "
+                     "opening a perfect player never loses; from a lost one it scores only by "
+                     "the other's mistakes.\n")
+            L.append("| match | " + " | ".join(VALUE_CLASSES) + " |")
             L.append("|---|---|---|---|")
-            for t, b in rows:
-                L.append(f"| {t} | " + " | ".join(
-                    f"{b[k][0]:g} / {b[k][1]}" if b[k][1] else "-" for k in VALUE_CLASSES) + " |")
+            for k, b in rows:
+                L.append(f"| {k} | " + " | ".join(f"{b[c][0]:g} / {b[c][1]}" if b[c][1] else "-"
+                                                  for c in VALUE_CLASSES) + " |")
             L.append("")
     L.append("## Files\n")
-    L.append("`results.json` (all numbers and the settings), `summary.csv` (one row per time), "
-             "`positions.csv` (every position at every time: move, depth, nodes, score, "
-             "verdict), `oracle.json` (exact column scores), `matches/*.jsonl`"
-             + (", `accuracy.svg`, `elo.svg`, `depth.svg`, `study.svg`." if plotted else ".") + "\n")
+    L.append("`results.json` (every number and the settings; `--replot` redraws from it alone), "
+             "`positions.csv` (every position at every level and time), `depth.csv` (every "
+             "position's nodes per depth), `oracle.json` (exact column scores), "
+             "`matches/*.jsonl`" + (", " + ", ".join(f"`{p}`" for p in plotted) if plotted else "")
+             + ".\n")
     return "\n".join(L)
+
+
+def write_outputs(out_dir: str, res: dict) -> list[str]:
+    plotted = plot(out_dir, res) if have_matplotlib() else []
+    with open(os.path.join(out_dir, "report.md"), "w") as fh:
+        fh.write(report_md(res, plotted))
+    return plotted
 
 
 def git_info() -> tuple[str, bool]:
@@ -499,50 +707,34 @@ def git_info() -> tuple[str, bool]:
         return "unknown", False
 
 
-def engine_id(binary: str) -> str:
+def engine_id(binary: str) -> tuple[str, bool]:
+    """The engine's name, and whether it has the SearchLevel option."""
     eng = EngineProcess([binary], "study")
     try:
         eng.start()
         eng.handshake(10, 30, [])
     finally:
         eng.quit(5)
-    return eng.id_name or "unknown"
+    return eng.id_name or "unknown", eng.option("SearchLevel") is not None
 
 
 def replot(out_dir: str) -> int:
-    with open(os.path.join(out_dir, "results.json")) as fh:
+    path = os.path.join(out_dir, "results.json")
+    if not os.path.exists(path):
+        print(f"study.py: --replot needs {path}", file=sys.stderr)
+        return 2
+    with open(path) as fh:
         res = json.load(fh)
-    meta = res["meta"]
-    times = meta["times"]
-    summary = {t: res["summary"][str(t)] for t in times}
-    matches = {t: res["matches"][str(t)] for t in times if str(t) in res["matches"]}
-    values = opening_values(os.path.join(ROOT, meta["args"]["openings"])
-                            if not os.path.isabs(meta["args"]["openings"]) else meta["args"]["openings"])
-    for m in matches.values():
-        if "by_opening_value" not in m:  # results written before this was recorded
-            path = os.path.join(out_dir, "matches", f"{m['ms']}.jsonl")
-            if os.path.exists(path):
-                with open(path) as fh:
-                    games = [json.loads(l) for l in fh if l.strip()]
-                m["by_opening_value"] = value_breakdown(
-                    [g for g in games if g.get("type") == "game"], values)
-        if not m.get("openings"):  # results written before the openings were recorded
-            path = os.path.join(out_dir, "matches", f"{m['ms']}.jsonl")
-            if os.path.exists(path):
-                with open(path) as fh:
-                    m["openings"] = json.loads(fh.readline()).get("openings", [])
-    res["matches"] = {str(t): m for t, m in matches.items()}
-    with open(os.path.join(out_dir, "results.json"), "w") as fh:
-        json.dump(res, fh, indent=1)
-        fh.write("\n")
-    plotted = have_matplotlib()
-    if plotted:
-        plot(out_dir, times, summary, matches, meta["args"]["ref_ms"],
-             f"vier {meta['commit']}: {meta['args']['positions']} positions per phase, "
-             f"{meta['args']['games']} games per time")
-    with open(os.path.join(out_dir, "report.md"), "w") as fh:
-        fh.write(report_md(meta, times, summary, matches, plotted))
+    if "sweep" not in res:
+        print(f"study.py: {path} was written by an older study.py (no levels): run the study",
+              file=sys.stderr)
+        return 2
+    write_outputs(out_dir, res)
     return 0
+
+
+def ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()] if text else []
 
 
 def main(argv=None) -> int:
@@ -550,38 +742,58 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "vier"),
                     help="engine binary (default target/release/vier)")
-    ap.add_argument("--times", help="thinking times in ms, e.g. 1,3,10,30,100,300,1000")
-    ap.add_argument("--positions", type=int, help="positions per phase (default 100, quick 2)")
+    ap.add_argument("--parts", default="depth,sweep,elo", help="which parts (default all three)")
+    ap.add_argument("--levels", help="search levels (default 1-7)")
+    ap.add_argument("--times", help="thinking times of the sweep in ms (default 1,3,...,1000)")
+    ap.add_argument("--low-max-ms", type=int, help="levels 1-3 only up to this time (default 300)")
+    ap.add_argument("--positions", type=int, help="sweep positions per phase (default 50, quick 2)")
+    ap.add_argument("--depth-positions", type=int, help="depth-cost positions per phase (default 10, quick 1)")
+    ap.add_argument("--depth-ms", type=int, default=4000, help="time cap of a depth-cost search (default 4000)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the position sample (default 1)")
-    ap.add_argument("--games", type=int, help="games per time point (even; default 96: the first 48 openings x 2 colours; quick 2)")
+    ap.add_argument("--games", type=int, help="games per match (even; default 60, quick 2)")
     ap.add_argument("--ref-ms", type=int, default=10, help="the reference's ms per move (default 10)")
+    ap.add_argument("--elo-times", help="vier's times against the reference (default 1,3,10,30,100,300,1000)")
+    ap.add_argument("--fsf-times", help="Fairy-Stockfish's times against the reference (default 10,30,100,300,1000)")
+    ap.add_argument("--h2h-times", help="equal times of vier against Fairy-Stockfish (default 10,100)")
+    ap.add_argument("--level-ms", help="every level against the reference at these times (default 30; '': none)")
     ap.add_argument("--openings", default=os.path.join(HERE, "openings.txt"))
     ap.add_argument("--margin", type=int, default=50, help="referee --margin in ms (default 50)")
-    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "pons"),
-                    help="directory of Pons' Test_* files (default ../shared/data/pons)")
+    ap.add_argument("--data", default=os.path.join(ROOT, "tests", "data", "pons"),
+                    help="directory of Pons' Test_* files (default tests/data/pons)")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "docs", "study"))
     ap.add_argument("--oracle", help="cached exact scores (default <out-dir>/oracle.json)")
-    ap.add_argument("--commit", help="the commit the binary was built from, for the report (default: the "
-                    "last commit that changed src/ or Cargo.*, flagged if they have uncommitted "
-                    "changes)")
+    ap.add_argument("--commit", help="the commit the binary was built from, for the report")
     ap.add_argument("--option", action="append", default=[], metavar="Name=Value",
-                    help="an engine option for every engine of the study (both sides of the "
-                    "matches), e.g. --option Hash=256; repeatable")
-    ap.add_argument("--no-matches", action="store_true", help="skip the referee matches")
+                    help="an engine option for every vier of the study, e.g. --option Hash=64")
     ap.add_argument("--resume", action="store_true",
                     help="continue the matches of an interrupted run (keep matches/*.jsonl)")
+    ap.add_argument("--merge", action="store_true",
+                    help="add this run's measurements to <out-dir>/results.json (the same settings "
+                    "otherwise), e.g. more match times, instead of starting afresh")
     ap.add_argument("--replot", action="store_true",
                     help="only redraw the plots and rewrite report.md from <out-dir>/results.json")
     ap.add_argument("--quick", action="store_true",
-                    help="seconds-long smoke run: times 3,30, 2 positions per phase, 2 games")
+                    help="a short smoke run: times 3,30, 2 positions per phase, 2 games a match")
     args = ap.parse_args(argv)
 
     if args.replot:
         return replot(args.out_dir)
-    times = [int(x) for x in args.times.split(",")] if args.times else \
-        (QUICK_TIMES if args.quick else DEFAULT_TIMES)
-    args.positions = args.positions or (2 if args.quick else 100)
-    args.games = args.games if args.games is not None else (2 if args.quick else 96)
+    q = args.quick
+    parts = set(args.parts.split(","))
+    if not parts <= {"depth", "sweep", "elo"}:
+        ap.error(f"--parts {args.parts}: expected some of depth,sweep,elo")
+    args.levels = ints(args.levels) or LEVELS
+    if not set(args.levels) <= set(LEVELS):
+        ap.error(f"--levels: levels are 1..7")
+    times = ints(args.times) or (QUICK_TIMES if q else DEFAULT_TIMES)
+    args.low_max_ms = args.low_max_ms or (30 if q else 300)
+    args.positions = args.positions or (2 if q else 50)
+    args.depth_positions = args.depth_positions or 1 if q else args.depth_positions or 10
+    args.games = args.games if args.games is not None else (2 if q else 60)
+    args.elo_times = ints(args.elo_times) if args.elo_times is not None else (QUICK_TIMES if q else DEFAULT_TIMES)
+    args.fsf_times = ints(args.fsf_times) if args.fsf_times is not None else ([30] if q else [10, 30, 100, 300, 1000])
+    args.h2h_times = ints(args.h2h_times) if args.h2h_times is not None else ([30] if q else [10, 100])
+    args.level_ms = ints(args.level_ms) if args.level_ms is not None else [30]
     if args.games % 2:
         ap.error("--games must be even (pairs of colour-swapped games)")
     args.oracle = args.oracle or os.path.join(args.out_dir, "oracle.json")
@@ -593,9 +805,11 @@ def main(argv=None) -> int:
         ENGINE_OPTIONS[name.strip()] = value.strip()
     if not (os.path.isfile(args.bin) and os.access(args.bin, os.X_OK)):
         ap.error(f"--bin {args.bin}: not an executable file (build with cargo build --release)")
-
-    have_mpl = have_matplotlib()
-    if not have_mpl and not args.quick:
+    fsf = find_fsf()
+    if "elo" in parts and (args.fsf_times or args.h2h_times) and not fsf:
+        raise SystemExit("Fairy-Stockfish is not installed (apt-get install -y fairy-stockfish); "
+                         "or give --fsf-times '' --h2h-times ''")
+    if not have_matplotlib() and not q:
         raise SystemExit("matplotlib is needed for the plots: python3 -m pip install matplotlib")
 
     def log(msg):
@@ -604,58 +818,108 @@ def main(argv=None) -> int:
     t_start = time.monotonic()
     os.makedirs(os.path.join(args.out_dir, "matches"), exist_ok=True)
     commit, dirty = (args.commit, False) if args.commit else git_info()
+    depth_runs, sweep, rows, matches = {}, {}, [], {}
+    cmd = "python3 tools/study.py" + ("" if argv is None and len(sys.argv) == 1 else
+                                      " " + " ".join(argv if argv is not None else sys.argv[1:]))
+    meta = {"command": cmd, "engine_id": None, "commit": commit, "dirty": dirty,
+            "cpus": os.cpu_count(), "times": times, "engine_options": dict(ENGINE_OPTIONS),
+            "args": {"positions": args.positions, "depth_positions": args.depth_positions,
+                     "depth_ms": args.depth_ms, "low_max_ms": args.low_max_ms, "seed": args.seed,
+                     "games": args.games, "ref_ms": args.ref_ms, "margin": args.margin,
+                     "openings": os.path.relpath(args.openings, ROOT), "quick": q,
+                     "levels": args.levels, "level_ms": args.level_ms}}
+    if args.merge:
+        try:
+            with open(os.path.join(args.out_dir, "results.json")) as fh:
+                old = json.load(fh)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"--merge: cannot read {args.out_dir}/results.json: {e}")
+        depth_runs.update(old.get("depth", {}))
+        sweep.update(old.get("sweep", {}))
+        matches.update(old.get("matches", {}))
+        meta["merged_into"] = old["meta"]
+        for k in ("command", "date", "wall_s", "positions", "engine_id"):
+            meta[k] = old["meta"].get(k)
+        meta["merges"] = old["meta"].get("merges", []) + [cmd]
+        before = old["meta"]["args"].get("level_ms") or []
+        before = [before] if isinstance(before, int) else before
+        meta["args"]["level_ms"] = sorted(set(before) | set(args.level_ms))
+    res = {"meta": meta, "depth": depth_runs, "sweep": sweep, "matches": matches}
+
+    def save(done: bool):
+        """results.json after every step, so that an interrupted study can still be replotted."""
+        meta["complete"] = done
+        meta["wall_s"] = round(time.monotonic() - t_start, 1) + \
+            (meta["merged_into"].get("wall_s", 0) if args.merge else 0)
+        meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        with open(os.path.join(args.out_dir, "results.json.tmp"), "w") as fh:
+            json.dump(res, fh, indent=1)
+            fh.write("\n")
+        os.replace(os.path.join(args.out_dir, "results.json.tmp"),
+                   os.path.join(args.out_dir, "results.json"))
+
     with tempfile.TemporaryDirectory() as tmp:
         binary = os.path.join(tmp, "vier")
         shutil.copy2(args.bin, binary)
-        eid = engine_id(binary)
+        eid, has_levels = engine_id(binary)
+        if not has_levels:
+            raise SystemExit(f"{args.bin} has no SearchLevel option: build the current engine")
+        meta["engine_id"] = eid
         sample = sample_positions(args.data, args.positions, args.seed)
+        meta["positions"] = {p: [m for m, _ in rs] for p, rs in sample.items()}
         oracle = ensure_oracle(args.oracle, binary, sample, log)
 
-        rows, summary = [], {}
-        for t in times:
-            log(f"positions at {t} ms ...")
-            r = measure(binary, t, sample, oracle, log)
-            rows += r
-            summary[t] = summarize_positions(r)
-            log(f"  keeps value {100 * summary[t]['all']['keeps_value']:.0f}%, "
-                f"depth {summary[t]['all']['depth']['mean']:.1f}")
-
-        matches = {}
-        if not args.no_matches and args.games > 0:
-            for t in times:
-                log(f"match {t} ms vs {args.ref_ms} ms, {args.games} games ...")
-                m = play_match(binary, t, args, os.path.join(args.out_dir, "matches", f"{t}.jsonl"), log)
-                matches[t] = m
+        if "depth" in parts:
+            few = {p: rs[:args.depth_positions] for p, rs in
+                   sample_positions(args.data, max(args.positions, args.depth_positions),
+                                    args.seed).items()}
+            for level in [l for l in DEPTH_LEVELS if l in args.levels]:
+                cap = 4 if q else DEPTH_CAPS[level]
+                log(f"depth costs, level {level}, to depth {cap} ...")
+                depth_runs[str(level)] = depth_costs(binary, level, cap, few, args.depth_ms, log)
+                save(False)
+        if "sweep" in parts:
+            for level in args.levels:
+                sweep[str(level)] = {}
+                for t in [t for t in times if level > 3 or t <= args.low_max_ms]:
+                    log(f"level {level} at {t} ms ...")
+                    r = measure(binary, t, sample, oracle, log,
+                                {**ENGINE_OPTIONS, "SearchLevel": str(level)})
+                    for x in r:
+                        x["level"] = level
+                    rows += r
+                    s = summarize_positions(r)
+                    sweep[str(level)][str(t)] = s
+                    save(False)
+                    log(f"  depth {s['begin']['depth']['mean']:.1f} (begin), proven "
+                        f"{pct(s['all']['proven'])}, critical accuracy "
+                        f"{pct(s['all']['critical_keeps_value'])}")
+        if "elo" in parts and args.games > 0:
+            for key, a, b in match_plan(args, binary, fsf):
+                log(f"match {key}: {a['name']} vs {b['name']}, {args.games} games ...")
+                m = play_match(a, b, args, os.path.join(args.out_dir, "matches", f"{key}.jsonl"))
+                matches[key] = m
+                save(False)
                 log(f"  {m['wins']}/{m['draws']}/{m['losses']}, Elo {fmt_elo(m['elo'])}")
 
-    wall = time.monotonic() - t_start
-    cmd = "python3 tools/study.py" + ("" if argv is None and len(sys.argv) == 1 else
-                                      " " + " ".join(argv if argv is not None else sys.argv[1:]))
-    meta = {"command": cmd, "date": datetime.datetime.now(datetime.timezone.utc)
-            .strftime("%Y-%m-%d %H:%M UTC"), "engine_id": eid, "commit": commit, "dirty": dirty,
-            "cpus": os.cpu_count(), "wall_s": round(wall, 1), "times": times,
-            "engine_options": dict(ENGINE_OPTIONS),
-            "args": {"positions": args.positions, "seed": args.seed, "games": args.games,
-                     "ref_ms": args.ref_ms, "openings": args.openings, "margin": args.margin,
-                     "quick": args.quick},
-            "positions": {p: [m for m, _ in rs] for p, rs in sample.items()}}
-    with open(os.path.join(args.out_dir, "results.json"), "w") as fh:
-        json.dump({"meta": {**meta, "args": {**meta["args"], "openings":
-                                             os.path.relpath(args.openings, ROOT)}},
-                   "summary": {str(t): s for t, s in summary.items()},
-                   "matches": {str(t): m for t, m in matches.items()}}, fh, indent=1)
-        fh.write("\n")
-    write_csvs(args.out_dir, rows, summary, matches)
-    plotted = False
-    if have_mpl:
-        plot(args.out_dir, times, summary, matches, args.ref_ms,
-             f"vier {commit}: {args.positions} positions per phase, {args.games} games per time")
-        plotted = True
-    else:
+    save(True)
+    if rows:
+        with open(os.path.join(args.out_dir, "positions.csv"), "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=["level"] + [k for k in rows[0] if k != "level"])
+            w.writeheader()
+            w.writerows(rows)
+    with open(os.path.join(args.out_dir, "depth.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["level", "phase", "moves", "depth", "nodes", "ms"])
+        for level, phases in depth_runs.items():
+            for phase, positions in phases.items():
+                for p in positions:
+                    for d, n, ms in p["depths"]:
+                        w.writerow([level, phase, p["moves"], d, n, ms])
+    plotted = write_outputs(args.out_dir, res)
+    if not plotted:
         log("matplotlib missing: no plots (quick mode only)")
-    with open(os.path.join(args.out_dir, "report.md"), "w") as fh:
-        fh.write(report_md(meta, times, summary, matches, plotted))
-    log(f"done in {wall:.0f}s: {args.out_dir}/report.md")
+    log(f"done in {meta['wall_s']:.0f}s: {args.out_dir}/report.md")
     return 0
 
 

@@ -384,6 +384,9 @@ impl<O: Write> Engine<O> {
                 self.install_book();
             }
             (Opt::BookFile, Value::Text(path)) => self.set_book_file(&path),
+            (Opt::SearchLevel, Value::Spin(n)) => {
+                let _ = self.jobs.send(Job::SetLevel(n as u8));
+            }
             (Opt::Width | Opt::Height, Value::Spin(n)) => {
                 if opt == Opt::Width {
                     self.want.0 = n as usize;

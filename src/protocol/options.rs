@@ -19,6 +19,7 @@ pub enum Opt {
     Variant,
     OwnBook,
     BookFile,
+    SearchLevel,
 }
 
 /// An option's type, default and range, as UCI lists them.
@@ -155,6 +156,17 @@ pub const OPTIONS: &[OptionDecl] = &[
         opt: Opt::BookFile,
         name: "BookFile",
         kind: Kind::Text { default: EMPTY },
+    },
+    // For the study (tools/study.py) only: the lecture's techniques one at a time, see
+    // crate::ablation. The default is the full engine.
+    OptionDecl {
+        opt: Opt::SearchLevel,
+        name: "SearchLevel",
+        kind: Kind::Spin {
+            default: crate::ablation::FULL as u64,
+            min: crate::ablation::MINIMAX as u64,
+            max: crate::ablation::FULL as u64,
+        },
     },
 ];
 

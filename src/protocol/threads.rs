@@ -31,6 +31,8 @@ pub enum Job {
     SetHash(usize),
     /// Threads for the search and the solver's proofs.
     SetThreads(usize),
+    /// The study's search level (`SearchLevel`, see [`crate::ablation`]).
+    SetLevel(u8),
     Clear,
     /// The book the searcher consults from now on (`None`: no book).
     SetBook(Option<Arc<Book>>),
@@ -104,13 +106,15 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
     let mut searcher: Option<Searcher> = None;
     let mut book: Option<Arc<Book>> = None;
     let mut threads = 1;
+    let mut level = crate::ablation::FULL;
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
             Job::SetHash(mb) => {
-                // keeps the book and the threads; a refused size leaves the tables as they were
+                // keeps the book, the threads and the level; a refused size leaves the tables
                 let result = match searcher.as_mut() {
                     Some(s) => s.set_hash(mb),
                     None => Searcher::try_new(mb).map(|mut s| {
+                        s.set_level(level);
                         s.set_book(book.clone());
                         s.set_threads(threads);
                         searcher = Some(s);
@@ -125,6 +129,12 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                     s.set_threads(n);
                 }
                 threads = n;
+            }
+            Job::SetLevel(n) => {
+                if let Some(s) = searcher.as_mut() {
+                    s.set_level(n);
+                }
+                level = n;
             }
             Job::Clear => {
                 if let Some(s) = searcher.as_mut() {
@@ -146,6 +156,7 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                 }
                 let s = searcher.get_or_insert_with(|| {
                     let mut s = Searcher::new(DEFAULT_HASH_MB);
+                    s.set_level(level);
                     s.set_book(book.clone());
                     s.set_threads(threads);
                     s

@@ -64,7 +64,8 @@ class Pieces(unittest.TestCase):
     def test_describe_and_wilson(self):
         d = study.describe([1, 2, 3, 4])
         self.assertEqual((d["n"], d["mean"], d["median"], d["min"], d["max"]), (4, 2.5, 2.5, 1, 4))
-        self.assertAlmostEqual(d["sd"], 1.118, places=3)
+        self.assertAlmostEqual(d["sd"], 1.291, places=3)  # the sample's
+        self.assertAlmostEqual(d["ci"], 1.96 * 1.291 / 2, places=2)
         lo, hi = wilson(10, 10)
         self.assertEqual(hi, 1.0)
         self.assertTrue(0.6 < lo < 0.75)
@@ -75,8 +76,8 @@ class Pieces(unittest.TestCase):
                  {"opening": "4444", "first": "B", "score_a": 0.5},   # A is o: lost for A
                  {"opening": "3333", "first": "B", "score_a": 0.0}]
         got = study.value_breakdown(games, values)
-        self.assertEqual(got, {"won for vier": [1.0, 1], "drawn": [0.0, 1],
-                               "lost for vier": [0.5, 1]})
+        self.assertEqual(got, {"won for A": [1.0, 1], "drawn": [0.0, 1],
+                               "lost for A": [0.5, 1]})
         self.assertIsNone(study.value_breakdown([{"opening": "1", "first": "A", "score_a": 1}],
                                                 values))
         parsed = study.opening_values(os.path.join(ROOT, "tools", "openings.txt"))
@@ -109,54 +110,111 @@ class QuickRun(unittest.TestCase):
             # a generous margin: under cargo test VIER_BIN is a debug build
             res = subprocess.run([sys.executable, STUDY, "--quick", "--bin", binary, "--data", DATA,
                                   "--out-dir", d, "--oracle", oracle, "--margin", "2000"],
-                                 capture_output=True, text=True, timeout=600)
+                                 capture_output=True, text=True, timeout=900)
             self.assertEqual(res.returncode, 0, f"study failed:\n{res.stdout}\n{res.stderr}")
             with open(os.path.join(d, "results.json")) as fh:
                 results = json.load(fh)
             self.assertEqual(results["meta"]["times"], study.QUICK_TIMES)
-            for t in study.QUICK_TIMES:
-                s = results["summary"][str(t)]
-                for phase in ("begin", "middle", "end", "all"):
-                    self.assertIn("keeps_value", s[phase])
-                    self.assertTrue(0.0 <= s[phase]["keeps_value"] <= 1.0)
-                self.assertEqual(s["all"]["positions"], 6)
-                self.assertGreaterEqual(s["all"]["depth"]["min"], 1)
-                self.assertGreater(s["all"]["nodes"]["mean"], 0)
-                m = results["matches"][str(t)]
-                self.assertEqual(m["games"], 2)
-                self.assertEqual(m["wins"] + m["draws"] + m["losses"], 2)
-                self.assertTrue(set(m["terminations"]) <= {"win", "draw"}, m["terminations"])
-                self.assertEqual(sum(n for _, n in m["by_opening_value"].values()), 2)
-            # longer thinking never searches less deep on average
-            self.assertGreaterEqual(results["summary"]["30"]["begin"]["depth"]["mean"],
-                                    results["summary"]["3"]["begin"]["depth"]["mean"])
-            with open(os.path.join(d, "summary.csv")) as fh:
-                rows = list(csv.DictReader(fh))
-            self.assertEqual([int(r["ms"]) for r in rows], study.QUICK_TIMES)
+            with open(oracle) as fh:
+                exact = json.load(fh)["positions"]
+            # every level reached the engine: each played legal moves and reported a depth
             with open(os.path.join(d, "positions.csv")) as fh:
-                self.assertEqual(len(list(csv.DictReader(fh))), 6 * len(study.QUICK_TIMES))
-            with open(os.path.join(d, "oracle.json")) as fh:
-                self.assertEqual(len(json.load(fh)["positions"]) >= 6, True)
-            for t in study.QUICK_TIMES:
-                self.assertTrue(os.path.exists(os.path.join(d, "matches", f"{t}.jsonl")))
+                rows = list(csv.DictReader(fh))
+            self.assertEqual(sorted({int(r["level"]) for r in rows}), study.LEVELS)
+            self.assertEqual(len(rows), 6 * sum(len([t for t in study.QUICK_TIMES
+                                                     if level > 3 or t <= 30])
+                                                for level in study.LEVELS))
+            for r in rows:
+                col = int(r["move"])
+                self.assertTrue(1 <= col <= 7 and exact[r["moves"]][col - 1] is not None, r)
+                self.assertGreaterEqual(int(r["depth"]), 1, r)
+            for level in study.LEVELS:
+                for t in study.QUICK_TIMES:
+                    s = results["sweep"][str(level)][str(t)]
+                    self.assertEqual(s["all"]["positions"], 6)
+                    for phase in ("begin", "middle", "end", "all"):
+                        self.assertTrue(0.0 <= s[phase]["proven"] <= 1.0)
+                        self.assertTrue(s[phase]["proven_low"] - 1e-9 <= s[phase]["proven"]
+                                        <= s[phase]["proven_high"] + 1e-9)
+            # the levels differ where they should: minimax finds nothing the book knows at once,
+            # the full engine proves the begin positions the book holds
+            self.assertGreater(results["sweep"]["7"]["30"]["all"]["proven"],
+                               results["sweep"]["1"]["30"]["all"]["proven"])
+            # the cost of a depth: every depth level reported depths 1..4 on every position, and
+            # alpha-beta needs fewer nodes than minimax for the same depth
+            for level in map(str, study.DEPTH_LEVELS):
+                for phase in ("begin", "middle"):
+                    (pos,) = results["depth"][level][phase]
+                    self.assertEqual([x[0] for x in pos["depths"]], [1, 2, 3, 4], (level, phase))
+            for phase in ("begin", "middle"):
+                nodes = {l: results["depth"][l][phase][0]["depths"][-1][1] for l in ("1", "2")}
+                self.assertGreater(nodes["1"], nodes["2"], phase)
+            table = study.depth_table(results["depth"])
+            self.assertEqual(table["1"]["begin"]["rows"][-1]["depth"], 4)
+            self.assertGreater(table["1"]["begin"]["ebf"], table["3"]["begin"]["ebf"])
+            # matches: vier against the reference, Fairy-Stockfish against it, head to head, levels
+            keys = set(results["matches"])
+            self.assertEqual(keys, {"vier-3", "vier-30", "fsf-30", "h2h-30"}
+                             | {f"level{l}-30" for l in study.LEVELS})
+            for k, m in results["matches"].items():
+                self.assertEqual(m["games"], 2, k)
+                self.assertEqual(m["wins"] + m["draws"] + m["losses"], 2, k)
+                self.assertTrue(set(m["terminations"]) <= {"win", "draw"}, (k, m["terminations"]))
+                self.assertTrue(os.path.exists(os.path.join(d, "matches", f"{k}.jsonl")))
+                self.assertEqual(sum(n for _, n in m["by_opening_value"].values()), 2, k)
             with open(os.path.join(d, "report.md")) as fh:
                 report = fh.read()
-            self.assertIn("## Move accuracy", report)
-            self.assertIn("## Matches", report)
+            for heading in ("## The cost of a depth", "## Levels against thinking time", "## Matches"):
+                self.assertIn(heading, report)
             # --replot rewrites the report and plots from results.json alone
-            os.remove(os.path.join(d, "report.md"))
+            plots = study.PLOTS
+            for p in plots + ["report.md"]:
+                if os.path.exists(os.path.join(d, p)):
+                    os.remove(os.path.join(d, p))
             res2 = subprocess.run([sys.executable, STUDY, "--replot", "--out-dir", d],
                                   capture_output=True, text=True, timeout=120)
             self.assertEqual(res2.returncode, 0, res2.stderr)
             with open(os.path.join(d, "report.md")) as fh:
                 self.assertEqual(fh.read(), report)
-            plots = ["accuracy.svg", "elo.svg", "depth.svg", "study.svg"]
             if study.have_matplotlib():
                 for p in plots:
                     with open(os.path.join(d, p)) as fh:
                         self.assertIn("<svg", fh.read(2000), p)
             else:
                 self.assertIn("matplotlib missing", res.stderr)
+
+    def test_merge_adds_to_stored_results(self):
+        binary = vier_bin(self)
+        with tempfile.TemporaryDirectory() as d:
+            oracle = os.path.join(d, "oracle.json")
+            if os.path.exists(COMMITTED_ORACLE):
+                shutil.copy(COMMITTED_ORACLE, oracle)
+            common = [sys.executable, STUDY, "--quick", "--bin", binary, "--data", DATA,
+                      "--out-dir", d, "--oracle", oracle, "--margin", "2000"]
+            first = subprocess.run(common + ["--parts", "sweep", "--levels", "7", "--times", "5",
+                                             "--level-ms", ""],
+                                   capture_output=True, text=True, timeout=300)
+            self.assertEqual(first.returncode, 0, first.stderr)
+            # one level at two times: the levels' plot draws a series per time
+            second = subprocess.run(common + ["--parts", "elo", "--elo-times", "5", "--fsf-times", "",
+                                              "--h2h-times", "", "--levels", "7", "--level-ms",
+                                              "5,10", "--merge"],
+                                    capture_output=True, text=True, timeout=300)
+            self.assertEqual(second.returncode, 0, second.stderr)
+            with open(os.path.join(d, "results.json")) as fh:
+                results = json.load(fh)
+            self.assertEqual(list(results["sweep"]), ["7"])
+            self.assertEqual(sorted(results["matches"]), ["level7-10", "level7-5", "vier-5"])
+            self.assertEqual(results["meta"]["args"]["level_ms"], [5, 10])
+            self.assertEqual(len(results["meta"]["merges"]), 1)
+
+    def test_replot_without_results_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            res = subprocess.run([sys.executable, STUDY, "--replot", "--out-dir", d],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(res.returncode, 2)
+            self.assertIn("results.json", res.stderr)
+            self.assertEqual(os.listdir(d), [])
 
     def test_engine_option_reaches_report_and_bad_option_is_refused(self):
         binary = vier_bin(self)
@@ -165,14 +223,15 @@ class QuickRun(unittest.TestCase):
             if os.path.exists(COMMITTED_ORACLE):
                 shutil.copy(COMMITTED_ORACLE, oracle)
             res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--data", DATA, "--times", "5",
-                                  "--positions", "1", "--no-matches", "--option", "Hash=4",
-                                  "--out-dir", d, "--oracle", oracle],
+                                  "--positions", "1", "--parts", "sweep", "--levels", "5,7",
+                                  "--option", "Hash=4", "--out-dir", d, "--oracle", oracle],
                                  capture_output=True, text=True, timeout=300)
             self.assertEqual(res.returncode, 0, res.stderr)
             with open(os.path.join(d, "results.json")) as fh:
                 results = json.load(fh)
             self.assertEqual(results["meta"]["engine_options"]["Hash"], "4")
             self.assertEqual(results["matches"], {})
+            self.assertEqual(sorted(results["sweep"]), ["5", "7"])
             with open(os.path.join(d, "report.md")) as fh:
                 report = fh.read()
             self.assertIn("`Hash 4`", report)
