@@ -352,6 +352,10 @@ fn try_allocate(n: usize) -> Option<Buckets> {
     Buckets::try_new(n)
 }
 
+/// Tables up to this size have all their pages taken when allocated.
+#[cfg(unix)]
+const POPULATE_BYTES: usize = 64 << 20;
+
 /// The table's memory, zeroed (an all-zero slot is the empty entry). On Unix the pages come
 /// straight from the kernel, zeroed and untouched, so a table costs nothing until a probe first
 /// touches a page: std's zeroed allocation writes every byte when the alignment is a cache
@@ -390,6 +394,15 @@ impl Buckets {
             #[cfg(target_os = "linux")]
             if bytes >= 4 << 20 {
                 libc::madvise(p, bytes, libc::MADV_HUGEPAGE);
+            }
+            // A small table is taken whole at once (after the advice, so in huge pages): a
+            // search of a few microseconds would otherwise pay for its page faults (measured:
+            // Test_L3_R1 at 4 MB, 3.0-3.2 instead of 1.7 us a position). Writing the zero that
+            // is there already changes nothing but the mapping.
+            if bytes <= POPULATE_BYTES {
+                for offset in (0..bytes).step_by(4096) {
+                    std::ptr::write_volatile((p as *mut u8).add(offset), 0);
+                }
             }
             p as *mut Bucket
         };
