@@ -357,11 +357,12 @@ fn try_allocate(n: usize) -> Option<Buckets> {
 const POPULATE_BYTES: usize = 64 << 20;
 
 /// The table's memory, zeroed (an all-zero slot is the empty entry). On Unix the pages come
-/// straight from the kernel, zeroed and untouched, so a table costs nothing until a probe first
-/// touches a page: std's zeroed allocation writes every byte when the alignment is a cache
-/// line's, which costs a second per few gigabytes before the first node. On Linux a large table
-/// asks for huge pages: probes hit random buckets, and with 4 KiB pages nearly every probe of a
-/// large table would also miss the TLB.
+/// straight from the kernel, zeroed, and a large table costs nothing until a probe first touches
+/// a page (small ones are touched at once, see [`POPULATE_BYTES`]): std's zeroed allocation
+/// writes every byte when the alignment is a cache line's, which costs a second per few
+/// gigabytes before the first node. On Linux a large table asks for huge pages: probes hit
+/// random buckets, and with 4 KiB pages nearly every probe of a large table would also miss the
+/// TLB.
 struct Buckets {
     ptr: std::ptr::NonNull<Bucket>,
     len: usize,
