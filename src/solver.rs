@@ -82,17 +82,6 @@ pub enum RootProof {
     Unproven,
 }
 
-/// What [`Solver::keep_known_value`] found.
-enum Known {
-    /// This column keeps the root's exact score.
-    Exact(usize, i32),
-    /// The root is worth more than the known bound (a move keeping the bound is secured).
-    Better,
-    /// Limits hit first.
-    Stopped,
-    Nothing,
-}
-
 /// The widest board supported.
 const MAX_WIDTH: usize = 9;
 
@@ -557,9 +546,26 @@ impl Solver {
         {
             return Ok((value <= win_now).then_some(c));
         }
-        // the moves that do not hand the opponent a win first: the others score worst
+        // The table's move first (a search of `p` just stored the move that proved its bound:
+        // testing the others first would prove, at a cost, that they are worse), then the
+        // moves that do not hand the opponent a win: the others score worst.
+        let (key, mirrored) = Self::key_of(p);
+        let hint = self
+            .table_for(p.moves())
+            .probe(key)
+            .and_then(|e| e.best_move)
+            .map(|c| {
+                if mirrored {
+                    W - 1 - c as usize
+                } else {
+                    c as usize
+                }
+            });
         let safe = p.non_losing_moves();
-        let cols = order.iter().copied().filter(|&c| p.can_play(c));
+        let cols = hint
+            .into_iter()
+            .chain(order.iter().copied().filter(|&c| Some(c) != hint))
+            .filter(|&c| p.can_play(c));
         let (good, bad): (Vec<usize>, Vec<usize>) =
             cols.partition(|&c| safe & Geometry::<W, H>::column_mask(c) != 0);
         self.stopped = false;
@@ -623,28 +629,10 @@ impl Solver {
         secured: &mut Option<(usize, i32)>,
         budget: u64,
     ) -> RootProof {
-        // With the root's exact value from the book, one null-window test per move finds a move
-        // that keeps it, far sooner than solving every move (one line only: the others' scores
-        // stay unknown). With a known lower bound (a book parent, or the table holding what the
-        // last search proved), the same finds a move that keeps the bound, and one more test
-        // shows whether the bound is the value.
         if one_line {
-            match self.keep_known_value(root, secured) {
-                Known::Exact(col, score) => return RootProof::Keeps { col, score },
-                Known::Stopped => return RootProof::Unproven,
-                Known::Better | Known::Nothing => {}
-            }
-            // The full analysis gets a budget of its own, counted (and polled) from a fresh
-            // node count; the calls' counts add up.
-            let (nodes, hits) = (self.nodes, self.book_hits);
-            self.reset_nodes();
-            self.budget = NodeBudget::start(0, Some(budget));
-            let scores = self.analyze(root, false);
-            self.nodes += nodes;
-            self.book_hits += hits;
-            return match scores {
-                Ok(scores) => RootProof::Columns(scores),
-                Err(Stopped) => RootProof::Unproven,
+            return match self.keep_value(root, secured, budget) {
+                Some((col, score)) => RootProof::Keeps { col, score },
+                None => RootProof::Unproven,
             };
         }
         match self.analyze(root, false) {
@@ -653,59 +641,66 @@ impl Solver {
         }
     }
 
-    /// What the book and the table know about the root, put to use (see
-    /// [`Solver::known_lower_bound`]), or else the root's win / draw / loss; a move that keeps a
-    /// known bound is remembered in `secured` in case nothing better is proven.
-    fn keep_known_value<const W: usize, const H: usize>(
+    /// The root's exact score and a column that keeps it, cheapest steps first; `None` if the
+    /// limits came first. With the book's score, one null-window test per column finds the
+    /// column. Otherwise win, draw or loss comes first (a fraction of the exact score's cost,
+    /// and all that keeping the game's value needs), with a column that keeps it, remembered in
+    /// `secured` in case the rest does not finish; then the exact score (on a budget of its
+    /// own) and a column with it. One search of the root, not one per column: the exact scores
+    /// of the columns that lose value, which one line does not need, are what costs most.
+    fn keep_value<const W: usize, const H: usize>(
         &mut self,
         root: &Position<W, H>,
         secured: &mut Option<(usize, i32)>,
-    ) -> Known {
-        // the least the root is worth, and whether that is its exact score
-        let (x, exact) = match self.book_score(root) {
-            Some(v) => (v, true),
-            None => match self.known_lower_bound(root) {
-                Some(x) => (x, false),
-                // Nothing known: win, draw or loss costs a fraction of the exact score and is
-                // all that keeping the game's value needs. A loss has nothing to keep.
-                None => match self.solve_weak(root) {
-                    Ok(w) if w >= 0 => (w, false),
-                    Ok(_) => return Known::Nothing,
-                    Err(_) => return Known::Stopped,
-                },
-            },
+        budget: u64,
+    ) -> Option<(usize, i32)> {
+        if let Some(v) = self.book_score(root) {
+            // the win or the draw first: cheaper to find a move for than a higher score
+            if v >= 0 {
+                self.secure(root, v.min(1), secured)?;
+            }
+            return self.secure(root, v, secured).map(|c| (c, v));
+        }
+        // a bound already known (a book parent, or what the last search proved) spares a search
+        let known = self.known_lower_bound(root);
+        let outcome = match known {
+            Some(x) if x > 0 => 1,
+            _ => self.solve_weak(root).ok()?,
         };
-        // First a move that keeps the win or the draw: cheaper to find than one that keeps a
-        // higher score, and what matters most.
-        let keep = x.min(1);
-        if keep >= 0 && secured.is_none_or(|(_, s)| s < keep) {
-            match self.move_with_value(root, keep) {
-                Ok(Some(c)) => *secured = Some((c, keep)),
-                Ok(None) => return Known::Nothing,
-                Err(_) => return Known::Stopped,
+        if outcome >= 0 {
+            let keep = known.map_or(outcome, |x| x.max(outcome));
+            let c = self.secure(root, keep, secured)?;
+            if outcome == 0 {
+                // a draw is an exact score
+                return Some((c, 0));
             }
         }
-        let c = match *secured {
-            Some((c, s)) if s >= x => c,
-            _ => match self.move_with_value(root, x) {
-                Ok(Some(c)) => {
-                    *secured = Some((c, x));
-                    c
-                }
-                Ok(None) => return Known::Nothing,
-                Err(_) => return Known::Stopped,
-            },
-        };
-        if exact {
-            return Known::Exact(c, x);
+        let (nodes, hits) = (self.nodes, self.book_hits);
+        self.reset_nodes();
+        self.budget = NodeBudget::start(0, Some(budget));
+        let exact = self.solve(root);
+        self.nodes += nodes;
+        self.book_hits += hits;
+        let v = exact.ok()?;
+        self.secure(root, v, secured).map(|c| (c, v))
+    }
+
+    /// A column that keeps at least `value` at the root: the one in `secured` if it keeps as
+    /// much, else one found by [`Solver::move_with_value`] and remembered there.
+    fn secure<const W: usize, const H: usize>(
+        &mut self,
+        root: &Position<W, H>,
+        value: i32,
+        secured: &mut Option<(usize, i32)>,
+    ) -> Option<usize> {
+        if let Some((c, s)) = *secured {
+            if s >= value {
+                return Some(c);
+            }
         }
-        // a bound: exact if nothing better exists
-        match self.value_at_most(root, x) {
-            Ok(true) => Known::Exact(c, x),
-            // the opponent gave something away: the full solve must find what
-            Ok(false) => Known::Better,
-            Err(_) => Known::Stopped,
-        }
+        let c = self.move_with_value(root, value).ok()??;
+        *secured = Some((c, value));
+        Some(c)
     }
 
     /// The exact score of every 0-based column (as [`Solver::analyze`]) that can be proven
