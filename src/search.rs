@@ -1041,6 +1041,22 @@ mod tests {
     }
 
     #[test]
+    fn proves_the_root_without_scoring_every_column() {
+        // Won (+11, column 3): the root's proof takes about 2K nodes, the exact scores of the
+        // six losing columns millions, so a search that scored every column stayed unproven.
+        let p = P::from_moves("32163126").unwrap();
+        let limits = SearchLimits {
+            nodes: Some(20_000),
+            multipv: 1,
+            ..Default::default()
+        };
+        let (r, its) = run(&p, limits);
+        assert!(r.last.solved, "{its:?}");
+        assert_eq!(r.best, Some(2));
+        assert_eq!(r.last.lines[0].score, Score::from_exact(42, 8, 11));
+    }
+
+    #[test]
     fn finds_forced_loss_and_win_in_two() {
         // x: 3,4 on the bottom, o: 1,1; x plays 5 and threatens both 2 and 6
         let (r, its) = run(&P::from_moves("3141").unwrap(), depth(5));
