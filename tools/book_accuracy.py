@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Move accuracy with and without the opening book, on Pons' begin positions (4-14 discs).
+"""Move accuracy with and without the opening book, on Pons' begin positions (4-14 discs)
+and, with --random N, on seeded positions of random games (4-24 discs unless --random-discs).
 
 For every position of the chosen sets, vier gets `go movetime T` from a fresh game (ucinewgame),
 with OwnBook true and with OwnBook false, and its move is judged against the exact score of
@@ -8,6 +9,7 @@ depend on the book being measured, and each position's best column must equal Po
 
     python3 tools/book_accuracy.py                 # all 2000 begin positions, 10 and 100 ms
     python3 tools/book_accuracy.py --positions 50  # the first 50 of a seeded shuffle per set
+    python3 tools/book_accuracy.py --sets '' --random 1000 --oracle docs/book/oracle-random.json
 
 Writes docs/book/accuracy.json and docs/book/accuracy.md (the table the README quotes) and
 caches the oracle in docs/book/oracle.json. The study tool's move judging is reused: a move
@@ -22,12 +24,14 @@ import concurrent.futures
 import datetime
 import json
 import os
+import random
 import subprocess
 import sys
 import time
 
 from viertools.accuracy import ENGINE_OPTIONS, measure
 from viertools.oracle import ensure_oracle as ensure_cached_oracle, read_pons, seeded_prefix, solve_all
+from viertools.rules import Board, board_from_moves
 from viertools.stats import wilson
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -40,6 +44,32 @@ def sample(data_dir: str, sets: list[str], n: int | None, seed: int) -> dict:
         rows = read_pons(os.path.join(data_dir, name))
         out[name] = seeded_prefix(rows, n, f"vier-book:{seed}:{name}")
     return out
+
+
+def random_positions(n: int, lo: int, hi: int, seed: int) -> list[tuple[str, None]]:
+    """`n` distinct positions of random games (every move uniform among the legal columns),
+    with a number of discs uniform in lo..hi, seeded: neither finished nor won at once by the
+    side to move (those need no thought). No score is known before the oracle's."""
+    rng = random.Random(f"vier-random:{seed}")
+    out: list[tuple[str, None]] = []
+    seen = set()
+    while len(out) < n:
+        board = Board()
+        discs = rng.randint(lo, hi)
+        while board.ply < discs and not board.is_over():
+            board.play(rng.choice(board.legal_columns()))
+        if board.is_over() or board.ply < discs or board.move_string() in seen:
+            continue
+        if any(wins_at_once(board, c) for c in board.legal_columns()):
+            continue
+        seen.add(board.move_string())
+        out.append((board.move_string(), None))
+    return out
+
+
+def wins_at_once(board: Board, col: int) -> bool:
+    trial = board_from_moves(board.moves)
+    return trial.play(col) == "win"
 
 
 def ensure_oracle(path: str, binary: str, positions: dict, jobs: int, log) -> dict:
@@ -75,6 +105,10 @@ def main(argv=None) -> int:
     ap.add_argument("--times", default="10,100", help="ms per move, comma-separated")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--positions", type=int, help="per set (default: all)")
+    ap.add_argument("--random", type=int, default=0, metavar="N",
+                    help="also N seeded positions from random games (set `random`)")
+    ap.add_argument("--random-discs", default="4-24", metavar="LO-HI",
+                    help="discs of the random positions (default 4-24)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2, help="engines run at once (default 2)")
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "pons"))
@@ -88,8 +122,14 @@ def main(argv=None) -> int:
     if not os.path.exists(args.bin):
         raise SystemExit(f"no engine at {args.bin}: cargo build --release")
     times = [int(t) for t in args.times.split(",")]
-    sets = args.sets.split(",")
+    sets = [x for x in args.sets.split(",") if x]
     positions = sample(args.data, sets, args.positions, args.seed)
+    if args.random:
+        lo, hi = (int(x) for x in args.random_discs.split("-"))
+        positions["random"] = random_positions(args.random, lo, hi, args.seed)
+        sets.append("random")
+    if not positions:
+        raise SystemExit("no positions: give --sets or --random")
     oracle = ensure_oracle(args.oracle or os.path.join(args.out_dir, "oracle.json"),
                            args.bin, positions, args.jobs, log)
     runs = [(t, book) for t in times for book in (True, False)]
@@ -121,8 +161,9 @@ def main(argv=None) -> int:
     lines = [
         "# Move accuracy with and without the opening book",
         "",
-        f"`python3 tools/book_accuracy.py` at {meta['commit']} ({meta['date']}): Pons' begin "
-        f"positions ({', '.join(f'{k} {v}' for k, v in meta['positions'].items())}), "
+        f"`python3 tools/book_accuracy.py` at {meta['commit']} ({meta['date']}): "
+        f"positions ({', '.join(f'{k} {v}' for k, v in meta['positions'].items())}; Test_*: "
+        f"Pons' begin sets, random: random games with {args.random_discs} discs), "
         "`go movetime T` from a fresh game, one engine per configuration, "
         f"{args.jobs} at a time on a 2-core machine.",
         "",

@@ -64,3 +64,22 @@ class EndToEnd(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RandomPositions(unittest.TestCase):
+    def test_seeded_distinct_in_range_and_open(self):
+        a = tool.random_positions(60, 4, 24, seed=3)
+        self.assertEqual(a, tool.random_positions(60, 4, 24, seed=3))
+        self.assertNotEqual(a, tool.random_positions(60, 4, 24, seed=4))
+        moves = [m for m, _ in a]
+        self.assertEqual(len(set(moves)), 60)
+        for m, score in a:
+            self.assertIsNone(score)
+            self.assertTrue(4 <= len(m) <= 24, m)
+            board = tool.board_from_moves([int(c) for c in m])
+            self.assertFalse(board.is_over(), m)
+            for c in board.legal_columns():
+                self.assertFalse(tool.wins_at_once(board, c), f"{m}: {c} wins at once")
+        # every disc count of the range is drawn, not only the short games that survive
+        self.assertGreater(max(len(m) for m in moves), 18)
+        self.assertLess(min(len(m) for m in moves), 8)
