@@ -126,6 +126,10 @@ enum BookCmd {
         /// Solve only shard K of N (0 <= K < N) of the positions with DEPTH discs.
         #[arg(long, value_name = "K/N")]
         shard: Option<vier::book::shard::ShardSpec>,
+        /// Also solve and keep the positions listed in FILE (one move string per line, `#`
+        /// comments), wherever they lie past DEPTH: chosen positions the full width misses.
+        #[arg(long, value_name = "FILE")]
+        extra: Option<std::path::PathBuf>,
     },
     /// Checks that the shard files of a build belong together and are complete, and writes the
     /// book they make: the same bytes as an unsharded build.
@@ -190,7 +194,17 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             out: file,
             line,
             shard,
+            extra,
         } => {
+            let extra = match extra {
+                None => Vec::new(),
+                Some(path) => std::fs::read_to_string(&path)
+                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?
+                    .lines()
+                    .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+                    .filter(|l| !l.is_empty())
+                    .collect(),
+            };
             let opts = vier::book::build::BuildOptions {
                 size,
                 depth,
@@ -198,6 +212,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
                 hash_mb: hash,
                 out: file,
                 line,
+                extra,
             };
             match shard {
                 None => vier::book::build::build(&opts, &mut io::stderr()).map(|_| ()),

@@ -171,6 +171,7 @@ fn small_book(dir: &std::path::Path, depth: u32) -> Book {
         hash_mb: 16,
         out: dir.join("5x4.book"),
         line: 0,
+        extra: Vec::new(),
     };
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");
@@ -203,6 +204,48 @@ fn small_board_build_agrees_with_the_solver_everywhere() {
     assert_eq!((sum.checked, sum.mismatches), (book.len(), 0));
 }
 
+/// Positions listed with `--extra` past the full-width depth are solved and kept, each once
+/// (a mirror image is the same entry); the book still holds every position up to its depth;
+/// a list with a finished game or a bad move string is refused.
+#[test]
+fn extra_positions_are_solved_and_kept() {
+    let dir = temp_dir("extra");
+    let extra = ["1234512", "5432154", "112233", "3333"];
+    let mut opts = BuildOptions {
+        size: Size::new(5, 4).unwrap(),
+        depth: 4,
+        threads: 2,
+        hash_mb: 16,
+        out: dir.join("5x4.book"),
+        line: 0,
+        extra: extra.iter().map(|m| m.to_string()).collect(),
+    };
+    let book = build(&opts, &mut Vec::new()).expect("builds");
+    let plies = enumerate::<5, 4>(4);
+    let full: usize = plies.iter().map(Vec::len).sum();
+    // "1234512" and "5432154" are mirror images; "3333" is within the depth already
+    assert_eq!(book.len(), full + 2);
+    let mut solver = Solver::new(16);
+    for m in extra {
+        let p = Position::<5, 4>::from_moves(m).unwrap();
+        assert_eq!(book.get(&p), Some(solver.solve(&p).unwrap()), "{m}");
+    }
+    // not listed: past the depth the book holds only what it was given
+    assert_eq!(
+        book.get(&Position::<5, 4>::from_moves("1234513").unwrap()),
+        None
+    );
+    for bad in ["11111", "12x", "1212121"] {
+        opts.extra = vec![bad.to_string()];
+        opts.out = dir.join(format!("bad-{bad}.book"));
+        let e = build(&opts, &mut Vec::new()).expect_err(bad);
+        assert!(e.to_string().contains(bad), "{bad}: {e}");
+        // refused before any work: no journal, no book
+        assert!(!journal_path(&opts.out).exists(), "{bad}");
+        assert!(!opts.out.exists(), "{bad}");
+    }
+}
+
 /// An interrupted build resumes from its journal: records there are not solved again (a
 /// planted wrong score survives into the book, and `verify` catches it), and a torn last
 /// record is dropped.
@@ -230,6 +273,7 @@ fn build_resumes_from_its_journal() {
         hash_mb: 16,
         out: out.clone(),
         line: 0,
+        extra: Vec::new(),
     };
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");
@@ -256,6 +300,7 @@ fn a_journal_of_another_size_is_refused() {
         hash_mb: 16,
         out,
         line: 0,
+        extra: Vec::new(),
     };
     let err = build(&opts, &mut Vec::new()).unwrap_err();
     assert!(err.to_string().contains("not a journal of a 4x4"), "{err}");
@@ -495,6 +540,7 @@ fn main_line_extends_the_book_and_a_rebuild_reuses_it() {
         hash_mb: 16,
         out: dir.join("5x4.book"),
         line: 12,
+        extra: Vec::new(),
     };
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");

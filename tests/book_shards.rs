@@ -30,6 +30,7 @@ fn opts(size: &str, depth: u32, out: PathBuf) -> BuildOptions {
         hash_mb: 16,
         out,
         line: 0,
+        extra: Vec::new(),
     }
 }
 

@@ -80,6 +80,7 @@ fn openings_are_every_balanced_position_once() {
             hash_mb: 16,
             out: dir.join("5x4.book"),
             line: 0,
+            extra: Vec::new(),
         },
         &mut Vec::new(),
     )

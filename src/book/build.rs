@@ -44,6 +44,9 @@ pub struct BuildOptions {
     /// Extend the book with the main line up to positions of this many discs (every move from
     /// each line position is scored); at most `depth` for none.
     pub line: u32,
+    /// Positions (move strings) to solve and keep besides the full width: the book need not
+    /// hold every position of a ply to be worth more past its depth.
+    pub extra: Vec<String>,
 }
 
 fn fmt_duration(d: Duration) -> String {
@@ -69,6 +72,8 @@ fn build_sized<const W: usize, const H: usize>(
     log: &mut dyn Write,
 ) -> io::Result<Book> {
     let started = Instant::now();
+    // a bad list is refused before anything is solved or written
+    let extra = extra_keys::<W, H>(opts)?;
     let plies = plan::<W, H>(opts.depth, log)?;
     let jpath = journal_path(&opts.out);
     let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
@@ -81,7 +86,37 @@ fn build_sized<const W: usize, const H: usize>(
         &jpath,
         log,
     )?;
-    finish::<W, H>(opts, &plies, known, journal, started, log)
+    if !extra.is_empty() {
+        writeln!(log, "extra positions: {}", extra.len())?;
+        solve_part::<W, H>(&extra, opts, &mut known, &mut journal, &jpath, log)?;
+    }
+    finish::<W, H>(opts, &plies, &extra, known, journal, started, log)
+}
+
+/// The keys of `opts.extra` past the full-width depth, each once; an error names a move string
+/// that is not a position, or one whose game is over.
+fn extra_keys<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result<Vec<u64>> {
+    let mut keys = Vec::new();
+    let mut seen = HashSet::new();
+    for m in &opts.extra {
+        let p = Position::<W, H>::from_moves(m).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("extra position {m}: {e}"),
+            )
+        })?;
+        if p.is_game_over() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("extra position {m}: the game is over"),
+            ));
+        }
+        let k = p.symmetric_key().0;
+        if p.moves() > opts.depth && seen.insert(k) {
+            keys.push(k);
+        }
+    }
+    Ok(keys)
 }
 
 /// Solves shard `spec` of a build: the positions with exactly `opts.depth` discs that
@@ -92,6 +127,12 @@ pub fn build_shard(opts: &BuildOptions, spec: ShardSpec, log: &mut dyn Write) ->
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "--line is added when the shards are merged (vier book merge --line N), not by a shard",
+        ));
+    }
+    if !opts.extra.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--extra is for a whole build, not a shard",
         ));
     }
     with_size!(opts.size, build_shard_sized::<W, H>(opts, spec, log))
@@ -324,6 +365,7 @@ pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io:
         hash_mb: opts.hash_mb,
         out: opts.out.clone(),
         line: opts.line,
+        extra: Vec::new(),
     };
     with_size!(opts.size, merge_sized::<W, H>(&opts, &shards, started, log))
 }
@@ -389,7 +431,7 @@ fn merge_sized<const W: usize, const H: usize>(
     let (journal, mut known) = Journal::open(&jpath, opts.size)?;
     reuse_book::<W, H>(&opts.out, &mut known, log)?;
     known.extend(shards.iter().flat_map(|(_, s)| s.entries()));
-    finish::<W, H>(opts, &plies, known, journal, started, log)
+    finish::<W, H>(opts, &plies, &[], known, journal, started, log)
 }
 
 /// Every position up to `depth` discs (see [`enumerate`]), after checking that the depth leaves
@@ -536,6 +578,7 @@ fn solve_part<const W: usize, const H: usize>(
 fn finish<const W: usize, const H: usize>(
     opts: &BuildOptions,
     plies: &[Vec<u64>],
+    extra: &[u64],
     known: HashMap<u64, i8>,
     mut journal: Journal,
     started: Instant,
@@ -545,6 +588,7 @@ fn finish<const W: usize, const H: usize>(
         complete::<W, H>(plies, |k| known.get(&k).map(|&s| s as i32)).ok_or_else(|| {
             io::Error::other("a position of the last ply has no score (journal incomplete)")
         })?;
+    entries.extend(extra.iter().filter_map(|k| known.get(k).map(|&s| (*k, s))));
     if opts.line > opts.depth {
         let mut scores: HashMap<u64, i8> = entries.iter().copied().collect();
         scores.extend(known.iter().map(|(&k, &s)| (k, s)));
