@@ -198,12 +198,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
         } => {
             let extra = match extra {
                 None => Vec::new(),
-                Some(path) => std::fs::read_to_string(&path)
-                    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?
-                    .lines()
-                    .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
-                    .filter(|l| !l.is_empty())
-                    .collect(),
+                Some(path) => vier::book::build::read_move_list(&path)?,
             };
             let opts = vier::book::build::BuildOptions {
                 size,

@@ -554,13 +554,7 @@ impl Solver {
             .table_for(p.moves())
             .probe(key)
             .and_then(|e| e.best_move)
-            .map(|c| {
-                if mirrored {
-                    W - 1 - c as usize
-                } else {
-                    c as usize
-                }
-            });
+            .map(|c| oriented::<W>(c as usize, mirrored));
         let safe = p.non_losing_moves();
         let cols = hint
             .into_iter()
@@ -916,7 +910,7 @@ impl Solver {
 
         let (key, mirrored) = (open.key, open.mirrored);
         // the table stores moves in the orientation of its key
-        let orient = |c: usize| if mirrored { W - 1 - c } else { c };
+        let orient = |c: usize| oriented::<W>(c, mirrored);
         let mut tt_move = None;
         if let Some(e) = open.entry {
             if e.lower >= beta {
@@ -1144,6 +1138,17 @@ impl Solver {
     ) {
         self.table_for(moves)
             .store(key, lower, upper, best_col.map(|c| c as u8), work);
+    }
+}
+
+/// Column `c` in the orientation of a table key that is the mirror image's when `mirrored`
+/// (the mapping is its own inverse: stored moves go both ways through it).
+#[inline(always)]
+fn oriented<const W: usize>(c: usize, mirrored: bool) -> usize {
+    if mirrored {
+        W - 1 - c
+    } else {
+        c
     }
 }
 

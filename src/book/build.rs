@@ -93,6 +93,18 @@ fn build_sized<const W: usize, const H: usize>(
     finish::<W, H>(opts, &plies, &extra, known, journal, started, log)
 }
 
+/// The move strings of a list file (`--extra`): one a line, `#` starting a comment, blank lines
+/// skipped; whether they are positions is [`build`]'s to check.
+pub fn read_move_list(path: &Path) -> io::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    Ok(text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect())
+}
+
 /// The keys of `opts.extra` past the full-width depth, each once; an error names a move string
 /// that is not a position, or one whose game is over.
 fn extra_keys<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result<Vec<u64>> {
