@@ -460,14 +460,22 @@ impl Solver {
         Ok(Some(if weak { score::outcome(s) } else { s }))
     }
 
-    /// The best move by the book alone: when the book (or the rules: a win at once, a full
-    /// board) scores every move from `p`, the best-scoring column nearest the centre, with its
-    /// score. No search; `None` when some move is not in the book.
+    /// The best move by the book alone, with its score: the entry's move when the book holds
+    /// `p` with one, else, when the book (or the rules: a win at once, a full board) scores
+    /// every move from `p`, the best-scoring column nearest the centre. No search; `None` when
+    /// the book cannot say.
     pub fn book_move<const W: usize, const H: usize>(
         &mut self,
         p: &Position<W, H>,
     ) -> Option<(usize, i32)> {
-        if p.is_game_over() || p.moves() + 1 >= self.book_line_moves {
+        if p.is_game_over() || p.moves() >= self.book_line_moves {
+            return None;
+        }
+        if let Some(m) = self.book.as_ref().and_then(|b| b.best_move(p)) {
+            self.book_hits += 1;
+            return Some(m);
+        }
+        if p.moves() + 1 >= self.book_line_moves {
             return None;
         }
         let mut best: Option<(usize, i32)> = None;
@@ -527,28 +535,18 @@ impl Solver {
     }
 
     /// A 0-based column whose exact score is at least `value` (exactly `value` when that is the
-    /// score of `p`, from the book say): each column in centre-first order gets one null-window
-    /// test ("does the opponent get at most `-value`?"), far cheaper than solving the columns.
-    /// `None` for a finished game, or if no column reaches `value`.
+    /// score of `p`, from the book say): each column gets one null-window test ("does the
+    /// opponent get at most `-value`?"), far cheaper than solving the columns. The table's move
+    /// goes first (a search of `p` just stored the move that proved its bound: testing the
+    /// others first would prove, at a cost, that they are worse), then the moves that do not
+    /// hand the opponent a win (the others score worst), each in centre-first order. `None` for
+    /// a finished game, or if no column reaches `value`.
     pub fn move_with_value<const W: usize, const H: usize>(
         &mut self,
         p: &Position<W, H>,
         value: i32,
     ) -> Result<Option<usize>, Stopped> {
-        if p.is_game_over() {
-            return Ok(None);
-        }
-        let win_now = score::win_now((W * H) as i32, p.moves() as i32);
         let order = column_order::<W>();
-        if let Some(&c) = order
-            .iter()
-            .find(|&&c| p.can_play(c) && p.is_winning_move(c))
-        {
-            return Ok((value <= win_now).then_some(c));
-        }
-        // The table's move first (a search of `p` just stored the move that proved its bound:
-        // testing the others first would prove, at a cost, that they are worse), then the
-        // moves that do not hand the opponent a win: the others score worst.
         let (key, mirrored) = Self::key_of(p);
         let hint = self
             .table_for(p.moves())
@@ -562,8 +560,43 @@ impl Solver {
             .filter(|&c| p.can_play(c));
         let (good, bad): (Vec<usize>, Vec<usize>) =
             cols.partition(|&c| safe & Geometry::<W, H>::column_mask(c) != 0);
+        self.first_with_value(p, value, good.into_iter().chain(bad))
+    }
+
+    /// The book's best move: the column nearest the centre whose exact score is `score`, the
+    /// exact score of `p`. Unlike [`Solver::move_with_value`] the answer does not depend on what
+    /// the table holds, so that every build of a book stores the same moves. `None` for a
+    /// finished game, or if no column has that score.
+    pub fn best_column<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        score: i32,
+    ) -> Result<Option<usize>, Stopped> {
+        let order = column_order::<W>();
+        let cols = order.into_iter().filter(|&c| p.can_play(c));
+        self.first_with_value(p, score, cols)
+    }
+
+    /// The first of `cols` (playable columns of `p`) whose exact score is at least `value`; a
+    /// win at once, the centre-most, before any.
+    fn first_with_value<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        value: i32,
+        cols: impl Iterator<Item = usize>,
+    ) -> Result<Option<usize>, Stopped> {
+        if p.is_game_over() {
+            return Ok(None);
+        }
+        let win_now = score::win_now((W * H) as i32, p.moves() as i32);
+        if let Some(c) = column_order::<W>()
+            .into_iter()
+            .find(|&c| p.can_play(c) && p.is_winning_move(c))
+        {
+            return Ok((value <= win_now).then_some(c));
+        }
         self.stopped = false;
-        for c in good.into_iter().chain(bad) {
+        for c in cols {
             let mut child = *p;
             child.play_col(c);
             if self.value_at_most(&child, -value)? {
@@ -1145,11 +1178,7 @@ impl Solver {
 /// (the mapping is its own inverse: stored moves go both ways through it).
 #[inline(always)]
 fn oriented<const W: usize>(c: usize, mirrored: bool) -> usize {
-    if mirrored {
-        W - 1 - c
-    } else {
-        c
-    }
+    crate::book::orient(c, W, mirrored)
 }
 
 #[inline(always)]

@@ -7,9 +7,10 @@ use common::{pons_set, run_vier};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use vier::board::{Position, Size};
-use vier::book::build::{build, enumerate, verify, BuildOptions};
+use vier::book::build::{build, enumerate, solve_entry, verify, BuildOptions};
 use vier::book::journal::journal_path;
 use vier::book::{checksum, position_from_key, Book, BookError};
+use vier::ordering::column_order;
 use vier::solver::Solver;
 
 type P = Position<7, 6>;
@@ -79,25 +80,29 @@ fn agrees_with_pons_begin_positions() {
     );
 }
 
-/// Every entry whose moves are all in the book equals negamax over them: the whole book is
-/// consistent with itself (cheap, so it runs on every entry). Below the full-width depth every
-/// entry has all its moves in the book; past it, the main line's positions do.
+/// Every entry whose moves are all in the book equals negamax over them, and its best move is
+/// the best-scoring column nearest the centre: the whole book is consistent with itself (cheap,
+/// so it runs on every entry). Below the full-width depth every entry has all its moves in the
+/// book; past it, the main line's positions do.
 #[test]
 fn every_entry_is_negamax_of_its_children() {
     let book = shipped();
     let mut line = 0;
-    for (key, score) in book.entries() {
+    for (key, entry) in book.values() {
         let p = position_from_key::<7, 6>(key).expect("keys decode");
         assert!(!p.is_game_over());
-        let children: Option<Vec<i32>> = (0..7)
-            .filter(|&c| p.can_play(c))
-            .map(|c| {
+        let best = entry.best_col().expect("every entry has a best move");
+        assert!(p.can_play(best), "{:?}", p.to_move_string());
+        let children: Option<Vec<(usize, i32)>> = column_order::<7>()
+            .iter()
+            .filter(|&&c| p.can_play(c))
+            .map(|&c| {
                 if p.is_winning_move(c) {
-                    Some((43 - p.moves() as i32) / 2)
+                    Some((c, (43 - p.moves() as i32) / 2))
                 } else {
                     let mut q = p;
                     q.play_col(c);
-                    book.get(&q).map(|s| -s)
+                    book.get(&q).map(|s| (c, -s))
                 }
             })
             .collect();
@@ -106,8 +111,10 @@ fn every_entry_is_negamax_of_its_children() {
             continue;
         };
         line += usize::from(p.moves() >= book.depth());
-        let best = children.into_iter().max().expect("a move");
-        assert_eq!(score, best, "{:?}", p.to_move_string());
+        let top = children.iter().map(|c| c.1).max().expect("a move");
+        assert_eq!(entry.score as i32, top, "{:?}", p.to_move_string());
+        let first = children.iter().find(|c| c.1 == top).expect("a move").0;
+        assert_eq!(best, first, "{:?}", p.to_move_string());
     }
     // at least the main line's positions from the full-width depth on (and any whose moves a
     // deeper build has solved)
@@ -163,16 +170,21 @@ fn keys_decode_to_their_positions() {
     assert!(position_from_key::<4, 4>(0b10).is_none());
 }
 
-fn small_book(dir: &std::path::Path, depth: u32) -> Book {
-    let opts = BuildOptions {
-        size: Size::new(5, 4).unwrap(),
+/// A build of a `(width, height)` board, no main line, no extra positions, 16 MB tables.
+fn options(size: (usize, usize), depth: u32, threads: usize, out: PathBuf) -> BuildOptions {
+    BuildOptions {
+        size: Size::new(size.0, size.1).unwrap(),
         depth,
-        threads: 2,
+        threads,
         hash_mb: 16,
-        out: dir.join("5x4.book"),
+        out,
         line: 0,
         extra: Vec::new(),
-    };
+    }
+}
+
+fn small_book(dir: &std::path::Path, depth: u32) -> Book {
+    let opts = options((5, 4), depth, 2, dir.join("5x4.book"));
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");
     let log = String::from_utf8(log).unwrap();
@@ -198,10 +210,73 @@ fn small_board_build_agrees_with_the_solver_everywhere() {
         let p = position_from_key::<5, 4>(key).unwrap();
         assert_eq!(solver.solve(&p), Ok(score), "{:?}", p.to_move_string());
     }
-    // and `verify` agrees
+    // and `verify` agrees, best moves included
     let mut out = Vec::new();
     let sum = verify(&book, usize::MAX, 1, 16, &mut out).unwrap();
     assert_eq!((sum.checked, sum.mismatches), (book.len(), 0));
+    // the best move of every position, mirror images included, keeps its score
+    let mut seen = HashSet::new();
+    let mut stack = vec![Position::<5, 4>::new()];
+    while let Some(p) = stack.pop() {
+        if p.is_game_over() || p.moves() > 7 || !seen.insert(p.key()) {
+            continue;
+        }
+        let (c, s) = book.best_move(&p).expect("every position up to the depth");
+        assert_eq!(Ok(s), solver.solve(&p));
+        assert!(keeps(&mut solver, &p, c, s), "{:?} {c}", p.to_move_string());
+        for c in (0..5).filter(|&c| p.can_play(c)) {
+            let mut q = p;
+            q.play_col(c);
+            stack.push(q);
+        }
+    }
+}
+
+/// Whether the 0-based column `c` of `p` gets its exact score `s`.
+fn keeps<const W: usize, const H: usize>(
+    solver: &mut Solver,
+    p: &Position<W, H>,
+    c: usize,
+    s: i32,
+) -> bool {
+    vier::score::of_move(p, c, |q| solver.solve(q)) == Ok(s)
+}
+
+/// A book of the first format (scores, no moves) still reads, and a build over it keeps its
+/// scores and finds only the moves: the same book as a build from nothing.
+#[test]
+fn a_version_1_book_is_read_and_upgraded_by_a_build() {
+    let dir = temp_dir("upgrade");
+    let fresh = small_book(&dir, 5);
+    let (w, h) = (5, 4);
+    let mut body = Vec::new();
+    for (k, s) in fresh.entries() {
+        body.extend_from_slice(&k.to_le_bytes()[..vier::book::key_bytes(w, h)]);
+        body.push(s as i8 as u8);
+    }
+    let mut v1 = b"VIERBOOK".to_vec();
+    v1.extend_from_slice(&[1, w as u8, h as u8, 5]);
+    v1.extend_from_slice(&(fresh.len() as u32).to_le_bytes());
+    v1.extend_from_slice(&checksum(&body).to_le_bytes());
+    v1.extend_from_slice(&body);
+    let old = Book::from_bytes(&v1).expect("version 1 reads");
+    assert_eq!(
+        old.entries().collect::<Vec<_>>(),
+        fresh.entries().collect::<Vec<_>>()
+    );
+    assert!(old.values().all(|(_, e)| e.best_col().is_none()));
+    let out = dir.join("upgraded.book");
+    std::fs::write(&out, &v1).unwrap();
+    let opts = options((w, h), 5, 1, out.clone());
+    let mut log = Vec::new();
+    let upgraded = build(&opts, &mut log).expect("builds");
+    let log = String::from_utf8(log).unwrap();
+    let last = enumerate::<5, 4>(5)[5].len();
+    assert!(
+        log.contains(&format!("{last} scores known without a best move")),
+        "{log}"
+    );
+    assert_eq!(upgraded.to_bytes(), fresh.to_bytes());
 }
 
 /// Positions listed with `--extra` past the full-width depth are solved and kept, each once
@@ -212,13 +287,8 @@ fn extra_positions_are_solved_and_kept() {
     let dir = temp_dir("extra");
     let extra = ["1234512", "5432154", "112233", "3333"];
     let mut opts = BuildOptions {
-        size: Size::new(5, 4).unwrap(),
-        depth: 4,
-        threads: 2,
-        hash_mb: 16,
-        out: dir.join("5x4.book"),
-        line: 0,
         extra: extra.iter().map(|m| m.to_string()).collect(),
+        ..options((5, 4), 4, 2, dir.join("5x4.book"))
     };
     let book = build(&opts, &mut Vec::new()).expect("builds");
     let plies = enumerate::<5, 4>(4);
@@ -229,6 +299,9 @@ fn extra_positions_are_solved_and_kept() {
     for m in extra {
         let p = Position::<5, 4>::from_moves(m).unwrap();
         assert_eq!(book.get(&p), Some(solver.solve(&p).unwrap()), "{m}");
+        // with a move that keeps it (a mirror image's turned back)
+        let (c, s) = book.best_move(&p).expect(m);
+        assert!(keeps(&mut solver, &p, c, s), "{m}: {c}");
     }
     // not listed: past the depth the book holds only what it was given
     assert_eq!(
@@ -255,26 +328,19 @@ fn build_resumes_from_its_journal() {
     let out = dir.join("5x4.book");
     let plies = enumerate::<5, 4>(6);
     let mut solver = Solver::new(16);
-    let mut journal = b"VIERJRNL\x05\x04".to_vec();
+    let mut journal = b"VIERJRN2\x05\x04".to_vec();
     let planted = plies[6][10];
     for &k in plies[6].iter().take(40) {
         let p = position_from_key::<5, 4>(k).unwrap();
-        let s = solver.solve(&p).unwrap();
-        let s = if k == planted { s + 1 } else { s };
+        let e = solve_entry(&mut solver, &p, None);
+        let s = if k == planted { e.score + 1 } else { e.score };
         journal.extend_from_slice(&k.to_le_bytes());
-        journal.push(s as i8 as u8);
+        journal.push(s as u8);
+        journal.push(e.best);
     }
     journal.extend_from_slice(&[1, 2, 3]); // torn record
     std::fs::write(journal_path(&out), &journal).unwrap();
-    let opts = BuildOptions {
-        size: Size::new(5, 4).unwrap(),
-        depth: 6,
-        threads: 1,
-        hash_mb: 16,
-        out: out.clone(),
-        line: 0,
-        extra: Vec::new(),
-    };
+    let opts = options((5, 4), 6, 1, out.clone());
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");
     let log = String::from_utf8(log).unwrap();
@@ -293,15 +359,7 @@ fn a_journal_of_another_size_is_refused() {
     let dir = temp_dir("foreign");
     let out = dir.join("4x4.book");
     std::fs::write(journal_path(&out), b"VIERJRNL\x05\x04").unwrap();
-    let opts = BuildOptions {
-        size: Size::new(4, 4).unwrap(),
-        depth: 4,
-        threads: 1,
-        hash_mb: 16,
-        out,
-        line: 0,
-        extra: Vec::new(),
-    };
+    let opts = options((4, 4), 4, 1, out);
     let err = build(&opts, &mut Vec::new()).unwrap_err();
     assert!(err.to_string().contains("not a journal of a 4x4"), "{err}");
 }
@@ -352,7 +410,7 @@ fn damaged_files_are_refused_with_a_reason() {
     // damage that keeps the checksum right: entries swapped, an impossible score
     let kb = vier::book::key_bytes(5, 4);
     let mut swapped = good.clone();
-    let e = kb + 1;
+    let e = kb + 2;
     let (a, b) = (24, 24 + e);
     let first: Vec<u8> = swapped[a..a + e].to_vec();
     let second: Vec<u8> = swapped[b..b + e].to_vec();
@@ -375,6 +433,17 @@ fn damaged_files_are_refused_with_a_reason() {
             score: 100
         })
     ));
+    let mut best = good.clone();
+    best[24 + e + kb + 1] = 6;
+    let sum = checksum(&best[24..]);
+    best[16..24].copy_from_slice(&sum.to_le_bytes());
+    assert_eq!(
+        Book::from_bytes(&best),
+        Err(BookError::BadMove {
+            index: 1,
+            column: 6
+        })
+    );
     // every message says what is wrong
     for e in [
         Book::from_bytes(&flipped).unwrap_err(),
@@ -408,6 +477,33 @@ fn solve_uses_the_book_unless_told_not_to() {
     let f: Vec<&str> = text.split_whitespace().collect();
     assert_eq!(f[1].parse::<i32>().unwrap(), expected, "{text}");
     assert!(f[2].parse::<u64>().unwrap() > 1000, "{text}");
+}
+
+/// A position at the book's full-width depth is played from its entry's best move, without a
+/// search: in `2264444` (7 discs) only column 6 draws, and the solver's proof of that takes it
+/// most of a second, so at 1 node a search would not find it. Its mirror image plays 2.
+#[test]
+fn the_book_answers_a_leaf_with_its_best_move() {
+    let book = shipped();
+    assert_eq!(book.depth(), 7);
+    for (moves, best) in [("2264444", "6"), ("6624444", "2")] {
+        let p = P::from_moves(moves).unwrap();
+        assert_eq!(
+            book.best_move(&p),
+            Some((best.parse::<usize>().unwrap() - 1, 0))
+        );
+        let o = run_vier(
+            &[],
+            &format!("uci\nposition startpos moves {moves}\ngo nodes 1\nisready\nquit\n"),
+        );
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            text.contains(&format!("bestmove {best}")),
+            "{moves}: {text}"
+        );
+        // the book's draw, with no node searched
+        assert!(text.contains("score cp 0 nodes 0"), "{moves}: {text}");
+    }
 }
 
 #[test]
@@ -451,7 +547,8 @@ fn book_commands_report_errors_and_info() {
     let text = String::from_utf8_lossy(&o.stdout);
     // 4x4 is a draw, and so is every first move
     assert!(text.contains("4x4 book, depth 6"), "{text}");
-    assert!(text.contains("- 0 columns: 0 0 0 0"), "{text}");
+    // (the best move: of equal scores, the column nearest the centre, the right one of two)
+    assert!(text.contains("- 0 columns: 0 0 0 0 best 3"), "{text}");
     let o = run_vier(
         &["book", "verify", out.to_str().unwrap(), "--sample", "30"],
         "",
@@ -534,13 +631,8 @@ fn main_line_extends_the_book_and_a_rebuild_reuses_it() {
     let dir = temp_dir("line");
     small_book(&dir, 4);
     let opts = BuildOptions {
-        size: Size::new(5, 4).unwrap(),
-        depth: 4,
-        threads: 1,
-        hash_mb: 16,
-        out: dir.join("5x4.book"),
         line: 12,
-        extra: Vec::new(),
+        ..options((5, 4), 4, 1, dir.join("5x4.book"))
     };
     let mut log = Vec::new();
     let book = build(&opts, &mut log).expect("builds");

@@ -13,7 +13,7 @@ use vier::book::build::{
 };
 use vier::book::journal::journal_path;
 use vier::book::shard::{shard_of, Shard, ShardError, ShardSpec};
-use vier::book::Book;
+use vier::book::{Book, Entry};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("vier-shards-{}-{name}", std::process::id()));
@@ -211,7 +211,7 @@ fn shards_that_do_not_belong_together_are_refused() {
     // a split into very many shards is named by its first missing ones, not listed whole
     let s0 = Shard::load(&parts[0]).unwrap();
     let spec = ShardSpec::new(7, u32::MAX).unwrap();
-    let entries: Vec<(u64, i8)> = s0
+    let entries: Vec<(u64, Entry)> = s0
         .entries()
         .filter(|&(k, _)| spec.holds::<5, 4>(k))
         .collect();
@@ -312,7 +312,7 @@ fn shards_that_do_not_belong_together_are_refused() {
     // sound files whose entries are not their part: one left out, one of another shard
     let s1 = Shard::load(&parts[1]).unwrap();
     let size = s1.size;
-    let mut entries: Vec<(u64, i8)> = s1.entries().collect();
+    let mut entries: Vec<(u64, Entry)> = s1.entries().collect();
     entries.pop();
     Shard::new(size, 6, s1.spec, s1.ply_positions, entries.clone())
         .save(&damaged)
@@ -339,10 +339,11 @@ fn an_interrupted_shard_build_resumes_to_the_same_file() {
     let first = dir.join("first");
     let shard = build_shard(&opts("5x4", 7, first.clone()), spec, &mut Vec::new()).unwrap();
     let second = dir.join("second");
-    let mut journal = b"VIERJRNL\x05\x04".to_vec();
-    for (k, s) in shard.entries().take(shard.len() / 2) {
+    let mut journal = b"VIERJRN2\x05\x04".to_vec();
+    for (k, e) in shard.entries().take(shard.len() / 2) {
         journal.extend_from_slice(&k.to_le_bytes());
-        journal.push(s as u8);
+        journal.push(e.score as u8);
+        journal.push(e.best);
     }
     journal.extend_from_slice(&[7, 7, 7]); // torn by the interruption
     std::fs::write(journal_path(&second), &journal).unwrap();

@@ -1,6 +1,7 @@
 //! Building and checking a book: every position with exactly `depth` discs (each mirror pair
-//! once, finished games left out) is solved on `threads` threads, each with its own solver and
-//! table, taking chunks of neighbouring positions so that a thread's table serves siblings.
+//! once, finished games left out) is solved, with its best move, on `threads` threads, each
+//! with its own solver and table, taking chunks of neighbouring positions so that a thread's
+//! table serves siblings.
 //! Every solved position goes to the [`Journal`] at once; a build that is interrupted resumes
 //! from it. When the last ply is complete, the shallower plies are scored by negamax over their
 //! children (no search), the main line is added if asked, the book is written and the journal
@@ -14,7 +15,7 @@
 
 use super::journal::{journal_path, Journal};
 use super::shard::{shard_of, Shard, ShardError, ShardSpec};
-use super::{key_discs, position_from_key, Book};
+use super::{key_discs, orient, position_from_key, Book, Entry};
 use crate::board::{Position, Size};
 use crate::ordering::column_order;
 use crate::solver::Solver;
@@ -177,14 +178,16 @@ fn build_shard_sized<const W: usize, const H: usize>(
     // a shard already at `out` (of any split) holds exact scores
     if let Ok(old) = Shard::load(&opts.out) {
         if old.size == opts.size {
-            known.extend(old.entries());
+            for (k, e) in old.entries() {
+                learn(&mut known, k, e);
+            }
         }
     }
     solve_part::<W, H>(&part, opts, &mut known, &mut journal, &jpath, log)?;
     let entries = part
         .iter()
         .map(|&k| (k, known[&k]))
-        .collect::<Vec<(u64, i8)>>();
+        .collect::<Vec<(u64, Entry)>>();
     let shard = Shard::new(opts.size, opts.depth, spec, ply_positions, entries);
     journal.sync()?;
     drop(journal);
@@ -442,7 +445,9 @@ fn merge_sized<const W: usize, const H: usize>(
     let jpath = journal_path(&opts.out);
     let (journal, mut known) = Journal::open(&jpath, opts.size)?;
     reuse_book::<W, H>(&opts.out, &mut known, log)?;
-    known.extend(shards.iter().flat_map(|(_, s)| s.entries()));
+    for (k, e) in shards.iter().flat_map(|(_, s)| s.entries()) {
+        learn(&mut known, k, e);
+    }
     finish::<W, H>(opts, &plies, &[], known, journal, started, log)
 }
 
@@ -475,15 +480,38 @@ fn plan<const W: usize, const H: usize>(
     Ok(plies)
 }
 
+/// Records what is known of a position, keeping a best move over none (a book of format
+/// version 1 has scores only: its positions need just their moves found).
+fn learn(known: &mut HashMap<u64, Entry>, key: u64, e: Entry) {
+    let slot = known.entry(key).or_insert(e);
+    if slot.best == 0 {
+        *slot = e;
+    }
+}
+
+/// The entry of `p`, in the orientation of its symmetric key: its exact score (`known`, or
+/// solved) and its best move.
+pub fn solve_entry<const W: usize, const H: usize>(
+    solver: &mut Solver,
+    p: &Position<W, H>,
+    known: Option<i32>,
+) -> Entry {
+    let score = known.unwrap_or_else(|| solver.solve(p).expect("no limits are set"));
+    let best = solver.best_column(p, score).expect("no limits are set");
+    Entry::new(score, best.map(|c| orient(c, W, p.symmetric_key().1)))
+}
+
 /// A book already at `out` (an earlier build, say to another depth) holds exact scores too.
 fn reuse_book<const W: usize, const H: usize>(
     out: &Path,
-    known: &mut HashMap<u64, i8>,
+    known: &mut HashMap<u64, Entry>,
     log: &mut dyn Write,
 ) -> io::Result<()> {
     if let Ok(old) = Book::load(out) {
         if (old.width(), old.height()) == (W, H) {
-            known.extend(old.entries().map(|(k, s)| (k, s as i8)));
+            for (k, e) in old.values() {
+                learn(known, k, e);
+            }
             writeln!(
                 log,
                 "reusing the {} scores of the book at {}",
@@ -495,21 +523,25 @@ fn reuse_book<const W: usize, const H: usize>(
     Ok(())
 }
 
-/// Solves the positions of `part` not yet `known` on `opts.threads` threads, each with its own
-/// solver and table, taking chunks of neighbouring positions; every score goes to the journal
-/// and to `known` as it comes.
+/// Solves the positions of `part` not yet `known` (or known without a best move) on
+/// `opts.threads` threads, each with its own solver and table, taking chunks of neighbouring
+/// positions; every entry goes to the journal and to `known` as it comes.
 fn solve_part<const W: usize, const H: usize>(
     part: &[u64],
     opts: &BuildOptions,
-    known: &mut HashMap<u64, i8>,
+    known: &mut HashMap<u64, Entry>,
     journal: &mut Journal,
     jpath: &Path,
     log: &mut dyn Write,
 ) -> io::Result<()> {
-    let todo: Vec<u64> = part
+    // with the score known, only the move is left to find
+    let todo: Vec<(u64, Option<i32>)> = part
         .iter()
-        .copied()
-        .filter(|k| !known.contains_key(k))
+        .filter_map(|k| match known.get(k) {
+            None => Some((*k, None)),
+            Some(e) if e.best == 0 => Some((*k, Some(e.score as i32))),
+            Some(_) => None,
+        })
         .collect();
     if todo.len() < part.len() {
         writeln!(
@@ -520,6 +552,13 @@ fn solve_part<const W: usize, const H: usize>(
             part.len()
         )?;
     }
+    let scored = todo.iter().filter(|t| t.1.is_some()).count();
+    if scored > 0 {
+        writeln!(
+            log,
+            "{scored} scores known without a best move: finding the moves"
+        )?;
+    }
     // every thread has its own table: together they must fit the machine
     crate::tt::check_size(opts.hash_mb.saturating_mul(opts.threads.max(1))).map_err(|e| {
         io::Error::new(
@@ -528,7 +567,7 @@ fn solve_part<const W: usize, const H: usize>(
         )
     })?;
     let next = AtomicUsize::new(0);
-    let (tx, rx) = unbounded::<(u64, i32, u64)>();
+    let (tx, rx) = unbounded::<(u64, Entry, u64)>();
     let solve_started = Instant::now();
     std::thread::scope(|scope| -> io::Result<()> {
         for _ in 0..opts.threads.max(1) {
@@ -542,11 +581,11 @@ fn solve_part<const W: usize, const H: usize>(
                     if start >= todo.len() {
                         break;
                     }
-                    for &k in &todo[start..(start + CHUNK).min(todo.len())] {
+                    for &(k, score) in &todo[start..(start + CHUNK).min(todo.len())] {
                         let p = position_from_key::<W, H>(k).expect("enumerated keys decode");
                         solver.reset_nodes();
-                        let s = solver.solve(&p).expect("no limits are set");
-                        if tx.send((k, s, solver.nodes())).is_err() {
+                        let e = solve_entry(&mut solver, &p, score);
+                        if tx.send((k, e, solver.nodes())).is_err() {
                             return;
                         }
                     }
@@ -557,9 +596,9 @@ fn solve_part<const W: usize, const H: usize>(
         let (mut done, mut nodes) = (0usize, 0u64);
         let mut last_report = Instant::now();
         let before = part.len() - todo.len();
-        for (k, s, n) in rx {
-            journal.append(k, s)?;
-            known.insert(k, s as i8);
+        for (k, e, n) in rx {
+            journal.append(k, e)?;
+            known.insert(k, e);
             done += 1;
             nodes += n;
             if last_report.elapsed() >= Duration::from_secs(5) || done == todo.len() {
@@ -591,22 +630,28 @@ fn finish<const W: usize, const H: usize>(
     opts: &BuildOptions,
     plies: &[Vec<u64>],
     extra: &[u64],
-    known: HashMap<u64, i8>,
+    known: HashMap<u64, Entry>,
     mut journal: Journal,
     started: Instant,
     log: &mut dyn Write,
 ) -> io::Result<Book> {
-    let mut entries =
-        complete::<W, H>(plies, |k| known.get(&k).map(|&s| s as i32)).ok_or_else(|| {
-            io::Error::other("a position of the last ply has no score (journal incomplete)")
-        })?;
-    entries.extend(extra.iter().filter_map(|k| known.get(k).map(|&s| (*k, s))));
+    let mut entries = complete::<W, H>(plies, |k| known.get(&k).copied()).ok_or_else(|| {
+        io::Error::other("a position of the last ply has no score (journal incomplete)")
+    })?;
+    entries.extend(extra.iter().filter_map(|k| known.get(k).map(|&e| (*k, e))));
     if opts.line > opts.depth {
-        let mut scores: HashMap<u64, i8> = entries.iter().copied().collect();
-        scores.extend(known.iter().map(|(&k, &s)| (k, s)));
+        let mut scores: HashMap<u64, Entry> = entries.iter().copied().collect();
+        for (&k, &e) in &known {
+            learn(&mut scores, k, e);
+        }
         let line = main_line::<W, H>(opts, &mut scores, &mut journal, log)?;
         writeln!(log, "main line: {}", line)?;
         entries = scores.into_iter().collect();
+    }
+    if let Some((k, _)) = entries.iter().find(|(_, e)| e.best == 0) {
+        return Err(io::Error::other(format!(
+            "the position with key {k:#x} has no best move (journal incomplete)"
+        )));
     }
     journal.sync()?;
     drop(journal);
@@ -630,7 +675,7 @@ fn finish<const W: usize, const H: usize>(
 /// [`Solver::move_with_value`]. Returns the line's moves.
 fn main_line<const W: usize, const H: usize>(
     opts: &BuildOptions,
-    scores: &mut HashMap<u64, i8>,
+    scores: &mut HashMap<u64, Entry>,
     journal: &mut Journal,
     log: &mut dyn Write,
 ) -> io::Result<String> {
@@ -646,13 +691,14 @@ fn main_line<const W: usize, const H: usize>(
             }
             let s = crate::score::of_move(&p, c, |q| {
                 let k = q.symmetric_key().0;
-                if let Some(&v) = scores.get(&k) {
-                    return Ok(v as i32);
+                let known = scores.get(&k).copied();
+                if let Some(e) = known.filter(|e| e.best != 0) {
+                    return Ok(e.score as i32);
                 }
-                let v = solver.solve(q).expect("no limits are set");
-                journal.append(k, v)?;
-                scores.insert(k, v as i8);
-                Ok::<i32, io::Error>(v)
+                let e = solve_entry(&mut solver, q, known.map(|e| e.score as i32));
+                journal.append(k, e)?;
+                scores.insert(k, e);
+                Ok::<i32, io::Error>(e.score as i32)
             })?;
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((c, s));
@@ -700,7 +746,7 @@ pub fn verify(
 ) -> io::Result<VerifySummary> {
     let size = Size::new(book.width(), book.height())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    let entries: Vec<(u64, i32)> = book.entries().collect();
+    let entries: Vec<(u64, Entry)> = book.values().collect();
     let mut picks: Vec<usize> = if sample >= entries.len() {
         (0..entries.len()).collect()
     } else {
@@ -717,7 +763,8 @@ pub fn verify(
         let mut solver = Solver::new(hash_mb);
         let mut sum = VerifySummary::default();
         for i in picks {
-            let (key, stored) = entries[i];
+            let (key, entry) = entries[i];
+            let stored = entry.score as i32;
             let Some(p) = position_from_key::<W, H>(key) else {
                 sum.checked += 1;
                 sum.mismatches += 1;
@@ -728,7 +775,18 @@ pub fn verify(
             let s = solver.solve(&p).expect("no limits are set");
             sum.checked += 1;
             write!(out, "{} book {stored} solver {s}", display_moves(&moves))?;
-            if s != stored {
+            // the stored move must keep the solver's score (a version-1 book has no moves)
+            let keeps = entry.best_col().map(|c| {
+                p.can_play(c)
+                    && crate::score::of_move(&p, c, |q| {
+                        let at_most = solver.value_at_most(q, -s).expect("no limits are set");
+                        Ok::<i32, ()>(if at_most { -s } else { -s + 1 })
+                    }) == Ok(s)
+            });
+            if let Some(c) = entry.best_col() {
+                write!(out, " best {}", c + 1)?;
+            }
+            if s != stored || keeps == Some(false) {
                 sum.mismatches += 1;
                 write!(out, " MISMATCH")?;
             }
@@ -783,36 +841,40 @@ pub fn enumerate<const W: usize, const H: usize>(depth: u32) -> Vec<Vec<u64>> {
 }
 
 /// Scores every position of `plies` (from [`enumerate`]) above the last ply by negamax over its
-/// children, given the exact scores `leaf` of the last ply's positions. `None` if a needed
-/// score is missing.
+/// children, given the entries `leaf` of the last ply's positions; the best move is the
+/// best-scoring column nearest the centre. `None` if a needed score is missing.
 pub fn complete<const W: usize, const H: usize>(
     plies: &[Vec<u64>],
-    leaf: impl Fn(u64) -> Option<i32>,
-) -> Option<Vec<(u64, i8)>> {
+    leaf: impl Fn(u64) -> Option<Entry>,
+) -> Option<Vec<(u64, Entry)>> {
     let depth = plies.len() - 1;
-    let mut known: std::collections::HashMap<u64, i32> = std::collections::HashMap::new();
+    let mut known: HashMap<u64, Entry> = HashMap::new();
     for &k in &plies[depth] {
         known.insert(k, leaf(k)?);
     }
-    let cells = (W * H) as i32;
     for d in (0..depth).rev() {
         for &k in &plies[d] {
+            // decoded from its symmetric key: its columns are the entry's
             let p = position_from_key::<W, H>(k)?;
-            let score = if p.can_win_next() {
-                crate::score::win_now(cells, d as i32)
-            } else {
-                let mut best = i32::MIN;
-                for c in (0..W).filter(|&c| p.can_play(c)) {
-                    let s = crate::score::of_move(&p, c, |q| {
-                        known.get(&q.symmetric_key().0).copied().ok_or(())
-                    })
-                    .ok()?;
-                    best = best.max(s);
+            let mut best: Option<(usize, i32)> = None;
+            for &c in column_order::<W>().iter().filter(|&&c| p.can_play(c)) {
+                if p.can_win_next() && !p.is_winning_move(c) {
+                    continue;
                 }
-                best
-            };
-            known.insert(k, score);
+                let s = crate::score::of_move(&p, c, |q| {
+                    known
+                        .get(&q.symmetric_key().0)
+                        .map(|e| e.score as i32)
+                        .ok_or(())
+                })
+                .ok()?;
+                if best.is_none_or(|(_, b)| s > b) {
+                    best = Some((c, s));
+                }
+            }
+            let (c, s) = best?;
+            known.insert(k, Entry::new(s, Some(c)));
         }
     }
-    Some(known.into_iter().map(|(k, s)| (k, s as i8)).collect())
+    Some(known.into_iter().collect())
 }

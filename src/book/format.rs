@@ -2,7 +2,10 @@
 //! number of discs, keyed by the mirror-symmetric key, looked up by binary search.
 //!
 //! A book maps a position's mirror-symmetric key ([`Position::symmetric_key`]) to its exact score
-//! (see [`crate::solver`]). It holds every position with at most `depth` discs whose game is
+//! (see [`crate::solver`]) and its best move: the column nearest the centre among those that keep
+//! the score. The move is what saves the time at the book's edge: a position whose children are
+//! not in the book is played from its entry alone, where finding a move that keeps its value
+//! would take a search (proving a 7-disc position's only drawing move can take a second). It holds every position with at most `depth` discs whose game is
 //! not over, once per mirror pair, so a lookup at `depth` or fewer discs never misses. Past
 //! `depth` it may hold more: a main line (the positions of best play for both sides, ties to the
 //! column nearest the centre as the engine breaks them, with every move from each), so that the
@@ -14,18 +17,22 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "VIERBOOK"
-//!      8     1  format version (1)
+//!      8     1  format version (2; version 1, without the moves, is still read)
 //!      9     1  board width W
 //!     10     1  board height H
 //!     11     1  depth: the book holds every position with at most this many discs
 //!     12     4  entry count N
 //!     16     8  FNV-1a 64 checksum of the N entries' bytes
-//!     24   N*E  entries sorted by key, ascending; E = K + 1 bytes:
-//!                 K = ceil(W*(H+1)/8) bytes of key (7 on 7x6), then the score as an i8
+//!     24   N*E  entries sorted by key, ascending; E = K + 2 bytes:
+//!                 K = ceil(W*(H+1)/8) bytes of key (7 on 7x6),
+//!                 the score as an i8,
+//!                 the best move as a u8: its 1-based column in the orientation of the key
+//!                 (the mirror image's column when the position was stored as its mirror)
 //! ```
 //!
+//! A version-1 file has E = K + 1 (no move byte); its entries read with no best move.
 //! The sorted table is searched by binary search: no index, no hashing, and the file is its own
-//! in-memory image. On 7x6 an entry is 8 bytes. A build in shards writes shard files first,
+//! in-memory image. On 7x6 an entry is 9 bytes. A build in shards writes shard files first,
 //! with their own header and the same entries: their bytes are drawn in [`super::shard`].
 
 use crate::board::Position;
@@ -34,7 +41,9 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"VIERBOOK";
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
+/// The first version, without the best moves: still read (a build reuses its scores).
+const VERSION_SCORES_ONLY: u8 = 1;
 const HEADER: usize = 24;
 
 /// The book that ships inside the binary (7x6), built with `vier book build`.
@@ -75,6 +84,11 @@ pub enum BookError {
         index: usize,
         score: i32,
     },
+    /// Entry `index` has a best move that is no column of the board.
+    BadMove {
+        index: usize,
+        column: u8,
+    },
 }
 
 impl fmt::Display for BookError {
@@ -95,7 +109,7 @@ impl fmt::Display for BookError {
             BookError::UnsupportedVersion(v) => {
                 write!(
                     f,
-                    "book format version {v} is not supported (this vier reads {VERSION})"
+                    "book format version {v} is not supported (this vier reads {VERSION_SCORES_ONLY} and {VERSION})"
                 )
             }
             BookError::BadSize { width, height } => {
@@ -117,6 +131,12 @@ impl fmt::Display for BookError {
                     "the book is corrupt: entry {index} has the impossible score {score}"
                 )
             }
+            BookError::BadMove { index, column } => {
+                write!(
+                    f,
+                    "the book is corrupt: entry {index} has the impossible best move {column}"
+                )
+            }
         }
     }
 }
@@ -135,31 +155,80 @@ pub fn key_bytes(width: usize, height: usize) -> usize {
     (width * (height + 1)).div_ceil(8)
 }
 
-/// The entry table of a book or shard file: for each entry its key's low
-/// [`key_bytes`] bytes, then its score as an i8 (keys sorted ascending by the caller).
-pub(crate) fn encode_entries(width: usize, height: usize, keys: &[u64], scores: &[i8]) -> Vec<u8> {
+/// What a book or shard entry holds besides its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// The exact score, the side to move's view.
+    pub score: i8,
+    /// The best move: the column nearest the centre among those that keep `score`, 1-based, in
+    /// the orientation of the stored (symmetric) key; 0 where the book does not say (a
+    /// version-1 file, or a build that has not found it yet).
+    pub best: u8,
+}
+
+impl Entry {
+    pub fn new(score: i32, best_col: Option<usize>) -> Entry {
+        Entry {
+            score: score as i8,
+            best: best_col.map_or(0, |c| c as u8 + 1),
+        }
+    }
+
+    /// The best move's 0-based column in the stored key's orientation, if the entry has one.
+    pub fn best_col(&self) -> Option<usize> {
+        (self.best > 0).then(|| self.best as usize - 1)
+    }
+}
+
+/// Column `c` of a position, in the orientation of its symmetric key (or back: the mapping is
+/// its own inverse), given whether that key is the mirror image's.
+pub fn orient(c: usize, width: usize, mirrored: bool) -> usize {
+    if mirrored {
+        width - 1 - c
+    } else {
+        c
+    }
+}
+
+/// The entry table of a book or shard file: for each entry its key's low [`key_bytes`] bytes,
+/// its score as an i8 and its best move as a u8 (keys sorted ascending by the caller).
+pub(crate) fn encode_entries(
+    width: usize,
+    height: usize,
+    keys: &[u64],
+    values: &[Entry],
+) -> Vec<u8> {
     let kb = key_bytes(width, height);
-    let mut body = Vec::with_capacity(keys.len() * (kb + 1));
-    for (k, s) in keys.iter().zip(scores) {
+    let mut body = Vec::with_capacity(keys.len() * (kb + 2));
+    for (k, e) in keys.iter().zip(values) {
         body.extend_from_slice(&k.to_le_bytes()[..kb]);
-        body.push(*s as u8);
+        body.push(e.score as u8);
+        body.push(e.best);
     }
     body
 }
 
+/// Bytes of an entry: the key, the score and (from version 2) the best move.
+pub(crate) fn entry_bytes(width: usize, height: usize, with_moves: bool) -> usize {
+    key_bytes(width, height) + 1 + with_moves as usize
+}
+
 /// Reads an entry table (its length a whole number of entries, checked by the caller), checking
-/// that keys ascend strictly and every score is possible on the board.
+/// that keys ascend strictly, every score is possible on the board and every best move is a
+/// column (`with_moves`: the table has the move byte of version 2, which must name a column).
 pub(crate) fn decode_entries(
     body: &[u8],
     width: usize,
     height: usize,
-) -> Result<(Vec<u64>, Vec<i8>), BookError> {
+    with_moves: bool,
+) -> Result<(Vec<u64>, Vec<Entry>), BookError> {
     let kb = key_bytes(width, height);
     let max = (width * height).div_ceil(2) as i32;
-    let count = body.len() / (kb + 1);
+    let size = entry_bytes(width, height, with_moves);
+    let count = body.len() / size;
     let mut keys = Vec::with_capacity(count);
-    let mut scores = Vec::with_capacity(count);
-    for (index, e) in body.chunks_exact(kb + 1).enumerate() {
+    let mut values = Vec::with_capacity(count);
+    for (index, e) in body.chunks_exact(size).enumerate() {
         let mut k = [0u8; 8];
         k[..kb].copy_from_slice(&e[..kb]);
         let key = u64::from_le_bytes(k);
@@ -173,13 +242,20 @@ pub(crate) fn decode_entries(
                 score: score as i32,
             });
         }
+        let best = if with_moves { e[kb + 1] } else { 0 };
+        if with_moves && (best == 0 || best as usize > width) {
+            return Err(BookError::BadMove {
+                index,
+                column: best,
+            });
+        }
         keys.push(key);
-        scores.push(score);
+        values.push(Entry { score, best });
     }
-    Ok((keys, scores))
+    Ok((keys, values))
 }
 
-/// An opening book in memory: sorted keys with their scores.
+/// An opening book in memory: sorted keys with their entries.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Book {
     width: usize,
@@ -188,7 +264,7 @@ pub struct Book {
     /// Discs of the deepest entry (past `depth`: a main line, a deeper build's results).
     max_moves: u32,
     keys: Vec<u64>,
-    scores: Vec<i8>,
+    values: Vec<Entry>,
 }
 
 /// Discs on the board of a position key (see [`position_from_key`]).
@@ -201,12 +277,12 @@ pub fn key_discs(key: u64, width: usize, height: usize) -> u32 {
 }
 
 impl Book {
-    /// A book from `(symmetric key, score)` pairs in any order (duplicates keep the first).
+    /// A book from `(symmetric key, entry)` pairs in any order (duplicates keep the first).
     pub fn from_entries(
         width: usize,
         height: usize,
         depth: u32,
-        mut entries: Vec<(u64, i8)>,
+        mut entries: Vec<(u64, Entry)>,
     ) -> Book {
         entries.sort_unstable_by_key(|e| e.0);
         entries.dedup_by_key(|e| e.0);
@@ -220,7 +296,7 @@ impl Book {
             depth,
             max_moves,
             keys: entries.iter().map(|e| e.0).collect(),
-            scores: entries.iter().map(|e| e.1).collect(),
+            values: entries.iter().map(|e| e.1).collect(),
         }
     }
 
@@ -238,9 +314,11 @@ impl Book {
         if &bytes[..8] != MAGIC {
             return Err(BookError::BadMagic);
         }
-        if bytes[8] != VERSION {
-            return Err(BookError::UnsupportedVersion(bytes[8]));
+        let version = bytes[8];
+        if version != VERSION && version != VERSION_SCORES_ONLY {
+            return Err(BookError::UnsupportedVersion(version));
         }
+        let with_moves = version == VERSION;
         let (width, height) = (bytes[9], bytes[10]);
         if crate::board::Size::new(width as usize, height as usize).is_err() {
             return Err(BookError::BadSize { width, height });
@@ -249,8 +327,7 @@ impl Book {
         let depth = bytes[11] as u32;
         let count = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
         let stored = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
-        let kb = key_bytes(w, h);
-        let expected = HEADER + count * (kb + 1);
+        let expected = HEADER + count * entry_bytes(w, h, with_moves);
         if bytes.len() < expected {
             return Err(BookError::Truncated {
                 expected,
@@ -268,7 +345,7 @@ impl Book {
         if computed != stored {
             return Err(BookError::Checksum { stored, computed });
         }
-        let (keys, scores) = decode_entries(body, w, h)?;
+        let (keys, values) = decode_entries(body, w, h, with_moves)?;
         let max_moves = keys
             .iter()
             .map(|&k| key_discs(k, w, h))
@@ -279,7 +356,7 @@ impl Book {
             depth,
             max_moves,
             keys,
-            scores,
+            values,
         })
     }
 
@@ -341,7 +418,7 @@ impl Book {
 
     /// The file image (see the module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let body = encode_entries(self.width, self.height, &self.keys, &self.scores);
+        let body = encode_entries(self.width, self.height, &self.keys, &self.values);
         let mut out = Vec::with_capacity(HEADER + body.len());
         out.extend_from_slice(MAGIC);
         out.push(VERSION);
@@ -392,16 +469,23 @@ impl Book {
     pub fn entries(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
         self.keys
             .iter()
-            .zip(&self.scores)
-            .map(|(&k, &s)| (k, s as i32))
+            .zip(&self.values)
+            .map(|(&k, e)| (k, e.score as i32))
+    }
+
+    /// `(symmetric key, entry)` of every entry, by key.
+    pub fn values(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
+        self.keys.iter().copied().zip(self.values.iter().copied())
     }
 
     /// The score stored under a symmetric key.
     pub fn probe_key(&self, key: u64) -> Option<i32> {
-        self.keys
-            .binary_search(&key)
-            .ok()
-            .map(|i| self.scores[i] as i32)
+        self.entry_key(key).map(|e| e.score as i32)
+    }
+
+    /// The entry stored under a symmetric key.
+    pub fn entry_key(&self, key: u64) -> Option<Entry> {
+        self.keys.binary_search(&key).ok().map(|i| self.values[i])
     }
 
     /// Whether the book is for positions of this size and may hold one with this many discs.
@@ -416,6 +500,20 @@ impl Book {
             return None;
         }
         self.probe_key(p.symmetric_key().0)
+    }
+
+    /// The exact score of `p` and its best move (a 0-based column of `p`), if the book holds
+    /// both.
+    pub fn best_move<const W: usize, const H: usize>(
+        &self,
+        p: &Position<W, H>,
+    ) -> Option<(usize, i32)> {
+        if !self.covers::<W, H>(p.moves()) {
+            return None;
+        }
+        let (key, mirrored) = p.symmetric_key();
+        let e = self.entry_key(key)?;
+        Some((orient(e.best_col()?, W, mirrored), e.score as i32))
     }
 }
 

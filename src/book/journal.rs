@@ -5,24 +5,27 @@
 //!
 //! ```text
 //! offset  size  field
-//!      0     8  magic "VIERJRNL"
+//!      0     8  magic "VIERJRN2"
 //!      8     1  board width W
 //!      9     1  board height H
-//!     10   9*N  N records: the position's symmetric key (u64), then its exact score (i8)
+//!     10  10*N  N records: the position's symmetric key (u64), its exact score (i8), its best
+//!                 move (u8: 1-based column in the key's orientation, as in the book)
 //! ```
 //!
 //! A torn last record (a write cut short) is dropped when the journal is opened; a journal of
-//! another board size is refused.
+//! another board size, or of the first format (magic "VIERJRNL", records without the move), is
+//! refused.
 
+use super::format::Entry;
 use crate::board::Size;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-const JOURNAL_MAGIC: &[u8; 8] = b"VIERJRNL";
-/// Bytes per record: key and score.
-const RECORD: usize = 9;
+const JOURNAL_MAGIC: &[u8; 8] = b"VIERJRN2";
+/// Bytes per record: key, score and best move.
+const RECORD: usize = 10;
 
 /// The journal of a build writing `out`.
 pub fn journal_path(out: &Path) -> PathBuf {
@@ -35,9 +38,9 @@ pub fn journal_path(out: &Path) -> PathBuf {
 pub struct Journal(File);
 
 impl Journal {
-    /// Reads the journal's `(key, score)` records, creating the journal if there is none. A torn
+    /// Reads the journal's `(key, entry)` records, creating the journal if there is none. A torn
     /// last record (from an interrupted write) is dropped and overwritten.
-    pub fn open(path: &Path, size: Size) -> io::Result<(Journal, HashMap<u64, i8>)> {
+    pub fn open(path: &Path, size: Size) -> io::Result<(Journal, HashMap<u64, Entry>)> {
         let header = {
             let mut h = JOURNAL_MAGIC.to_vec();
             h.push(size.width() as u8);
@@ -60,7 +63,18 @@ impl Journal {
             let body = &bytes[header.len()..];
             for r in body.chunks_exact(RECORD) {
                 let key = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
-                known.insert(key, r[8] as i8);
+                known.insert(
+                    key,
+                    Entry {
+                        score: r[8] as i8,
+                        // a move that is no column is found again
+                        best: if r[9] as usize <= size.width() {
+                            r[9]
+                        } else {
+                            0
+                        },
+                    },
+                );
             }
             let whole = header.len() + body.len() / RECORD * RECORD;
             let f = OpenOptions::new().write(true).open(path)?;
@@ -76,10 +90,11 @@ impl Journal {
     }
 
     /// Appends one solved position.
-    pub fn append(&mut self, key: u64, score: i32) -> io::Result<()> {
+    pub fn append(&mut self, key: u64, e: Entry) -> io::Result<()> {
         let mut rec = [0u8; RECORD];
         rec[..8].copy_from_slice(&key.to_le_bytes());
-        rec[8] = score as i8 as u8;
+        rec[8] = e.score as u8;
+        rec[9] = e.best;
         self.0.write_all(&rec)
     }
 

@@ -16,7 +16,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "VIERSHRD"
-//!      8     1  format version (1)
+//!      8     1  format version (2)
 //!      9     1  board width W
 //!     10     1  board height H
 //!     11     1  depth: the shard holds positions with exactly this many discs
@@ -26,14 +26,14 @@
 //!     24     4  entry count E: the positions of this shard, every one of them
 //!     28     8  FNV-1a 64 checksum of bytes 0..28 followed by the E entries' bytes
 //!     36   E*B  entries sorted by key, ascending, as in the book (see [`super::format`]):
-//!                 B = ceil(W*(H+1)/8) bytes of key, then the score as an i8
+//!                 B = ceil(W*(H+1)/8) bytes of key, the score as an i8, the best move as a u8
 //! ```
 //!
 //! A shard file is written only when its part is complete (until then the build's journal
 //! holds the work); the checksum also covers the header, so a damaged K or N is caught.
 
 use super::format::{
-    checksum, decode_entries, encode_entries, key_bytes, position_from_key, BookError,
+    checksum, decode_entries, encode_entries, entry_bytes, position_from_key, BookError, Entry,
 };
 use crate::board::{Position, Size};
 use std::fmt;
@@ -41,7 +41,9 @@ use std::path::Path;
 use std::str::FromStr;
 
 pub const SHARD_MAGIC: &[u8; 8] = b"VIERSHRD";
-pub const SHARD_VERSION: u8 = 1;
+/// Version 2 added the best moves; version-1 shards are refused (merge them with the vier that
+/// made them).
+pub const SHARD_VERSION: u8 = 2;
 const SHARD_HEADER: usize = 36;
 
 /// Which part of a build: shard `index` of `count`.
@@ -158,6 +160,11 @@ pub enum ShardError {
         index: usize,
         score: i32,
     },
+    /// Entry `index` has a best move that is no column of the board.
+    BadMove {
+        index: usize,
+        column: u8,
+    },
 }
 
 impl fmt::Display for ShardError {
@@ -192,14 +199,18 @@ impl fmt::Display for ShardError {
                 f,
                 "the shard is corrupt: entry {index} has the impossible score {score}"
             ),
+            ShardError::BadMove { index, column } => write!(
+                f,
+                "the shard is corrupt: entry {index} has the impossible best move {column}"
+            ),
         }
     }
 }
 
 impl std::error::Error for ShardError {}
 
-/// One finished shard: the exact score of every position with `depth` discs that the shard
-/// holds.
+/// One finished shard: the exact score and best move of every position with `depth` discs that
+/// the shard holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shard {
     pub size: Size,
@@ -208,7 +219,7 @@ pub struct Shard {
     /// Positions with `depth` discs in the whole ply, over all shards.
     pub ply_positions: u32,
     keys: Vec<u64>,
-    scores: Vec<i8>,
+    values: Vec<Entry>,
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -216,13 +227,13 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 }
 
 impl Shard {
-    /// A shard from `(symmetric key, score)` pairs in any order.
+    /// A shard from `(symmetric key, entry)` pairs in any order.
     pub fn new(
         size: Size,
         depth: u32,
         spec: ShardSpec,
         ply_positions: u32,
-        mut entries: Vec<(u64, i8)>,
+        mut entries: Vec<(u64, Entry)>,
     ) -> Shard {
         entries.sort_unstable_by_key(|e| e.0);
         entries.dedup_by_key(|e| e.0);
@@ -232,7 +243,7 @@ impl Shard {
             spec,
             ply_positions,
             keys: entries.iter().map(|e| e.0).collect(),
-            scores: entries.iter().map(|e| e.1).collect(),
+            values: entries.iter().map(|e| e.1).collect(),
         }
     }
 
@@ -244,15 +255,15 @@ impl Shard {
         self.keys.is_empty()
     }
 
-    /// `(symmetric key, score)` of every entry, by key.
-    pub fn entries(&self) -> impl Iterator<Item = (u64, i8)> + '_ {
-        self.keys.iter().copied().zip(self.scores.iter().copied())
+    /// `(symmetric key, entry)` of every entry, by key.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
+        self.keys.iter().copied().zip(self.values.iter().copied())
     }
 
     /// The file image (see the module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
         let (w, h) = (self.size.width(), self.size.height());
-        let body = encode_entries(w, h, &self.keys, &self.scores);
+        let body = encode_entries(w, h, &self.keys, &self.values);
         let mut out = Vec::with_capacity(SHARD_HEADER + body.len());
         out.extend_from_slice(SHARD_MAGIC);
         out.extend_from_slice(&[SHARD_VERSION, w as u8, h as u8, self.depth as u8]);
@@ -312,7 +323,7 @@ impl Shard {
         }
         ShardSpec::new(u32_at(head, 12), u32_at(head, 16)).map_err(ShardError::BadHeader)?;
         let count = u32_at(head, 24) as usize;
-        Ok(SHARD_HEADER + count * (key_bytes(size.width(), size.height()) + 1))
+        Ok(SHARD_HEADER + count * entry_bytes(size.width(), size.height(), true))
     }
 
     /// Parses and checks a shard file's bytes.
@@ -334,10 +345,11 @@ impl Shard {
             return Err(ShardError::Checksum { stored, computed });
         }
         let size = Size::new(bytes[9] as usize, bytes[10] as usize).expect("checked");
-        let (keys, scores) =
-            decode_entries(body, size.width(), size.height()).map_err(|e| match e {
+        let (keys, values) =
+            decode_entries(body, size.width(), size.height(), true).map_err(|e| match e {
                 BookError::Unsorted { index } => ShardError::Unsorted { index },
                 BookError::BadScore { index, score } => ShardError::BadScore { index, score },
+                BookError::BadMove { index, column } => ShardError::BadMove { index, column },
                 e => ShardError::Io(e.to_string()),
             })?;
         Ok(Shard {
@@ -346,7 +358,7 @@ impl Shard {
             spec: ShardSpec::new(u32_at(bytes, 12), u32_at(bytes, 16)).expect("checked"),
             ply_positions: u32_at(bytes, 20),
             keys,
-            scores,
+            values,
         })
     }
 

@@ -75,13 +75,17 @@ pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result
                     }
                 })
                 .collect();
-            writeln!(
+            write!(
                 out,
                 "{} {} columns: {}",
                 display_moves(m),
                 book.get(&p).map_or("?".into(), |s| s.to_string()),
                 cols.join(" ")
             )?;
+            if let Some((c, _)) = book.best_move(&p) {
+                write!(out, " best {}", c + 1)?;
+            }
+            writeln!(out)?;
         });
     }
     Ok(())

@@ -742,7 +742,11 @@ mod tests {
         let solver = std::cell::RefCell::new(Solver::new(4));
         let entries = crate::book::build::complete::<5, 4>(&plies, |k| {
             let p = crate::book::position_from_key::<5, 4>(k)?;
-            solver.borrow_mut().solve(&p).ok()
+            Some(crate::book::build::solve_entry(
+                &mut solver.borrow_mut(),
+                &p,
+                None,
+            ))
         })
         .expect("every leaf solved");
         Arc::new(Book::from_entries(5, 4, 4, entries))
