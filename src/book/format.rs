@@ -5,10 +5,11 @@
 //! (see [`crate::solver`]) and its best move: the column nearest the centre among those that keep
 //! the score. The move is what saves the time at the book's edge: a position whose children are
 //! not in the book is played from its entry alone, where finding a move that keeps its value
-//! would take a search (proving a 7-disc position's only drawing move can take a second). It holds every position with at most `depth` discs whose game is
-//! not over, once per mirror pair, so a lookup at `depth` or fewer discs never misses. Past
-//! `depth` it may hold more: a main line (the positions of best play for both sides, ties to the
-//! column nearest the centre as the engine breaks them, with every move from each), so that the
+//! would take a search (proving a 7-disc position's only drawing move can take a second). It
+//! holds every position with at most `depth` discs whose game is not over, once per mirror pair,
+//! so a lookup at `depth` or fewer discs never misses. Past `depth` it may hold more: a main line
+//! (the positions of best play for both sides, ties to the column nearest the centre as the
+//! engine breaks them, with every move from each), so that the
 //! expected game is known exactly beyond the full-width part, and the positions a deeper build
 //! has solved so far (any exact score is worth keeping; a later build reuses them).
 //!
