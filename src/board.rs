@@ -411,8 +411,14 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// Meant for positions where the side to move cannot win at once.
     #[inline(always)]
     pub fn non_losing_moves(&self) -> u64 {
+        self.non_losing_moves_against(self.opponent_winning_cells())
+    }
+
+    /// [`Position::non_losing_moves`], given the opponent's winning cells
+    /// ([`Position::opponent_winning_cells`]) when the caller needs them too.
+    #[inline(always)]
+    pub fn non_losing_moves_against(&self, opp_win: u64) -> u64 {
         let mut possible = self.possible();
-        let opp_win = self.opponent_winning_cells();
         let forced = possible & opp_win;
         if forced != 0 {
             if forced & (forced - 1) != 0 {

@@ -5,8 +5,8 @@
 //!
 //! Negamax with alpha-beta over the non-losing moves only. Before a position is searched it is
 //! resolved statically ([`Solver::resolve`]): forced moves are played through, and a loss to the
-//! opponent's next disc, a full board, bounds from the discs left and from an extended
-//! claimeven, and the table's bounds settle it without a node. A node resolves all its children
+//! opponent's next disc, a full board, bounds from the discs left and from the row parity
+//! (Allis' claimeven, and his odd threats), and the table's bounds settle it without a node. A node resolves all its children
 //! first (enhanced transposition cutoffs come with it), caps its score when none of them loses
 //! at once, and searches the rest, ordered by the threats a move creates with the table's move
 //! and the centre as tie-breaks. Two transposition tables (a large one near the root, a
@@ -802,7 +802,8 @@ impl Solver {
         let out = |same: bool, v: i32| Resolved::Value(if same { v } else { -v });
         loop {
             let moves = p.moves() as i32;
-            let next = p.non_losing_moves();
+            let opp_win = p.opponent_winning_cells();
+            let next = p.non_losing_moves_against(opp_win);
             if next == 0 {
                 // every move lets the opponent connect four with its next disc
                 return out(same, score::loss_next(cells, moves));
@@ -819,7 +820,7 @@ impl Solver {
                     return out(same, alpha);
                 }
             }
-            let max = Self::upper_bound(&p);
+            let max = Self::upper_bound(&p, opp_win);
             if beta > max {
                 beta = max;
                 if alpha >= beta {
@@ -857,9 +858,9 @@ impl Solver {
 
     /// The most the side to move can get when it cannot win with the disc it drops now: a win
     /// with its next disc, a draw when the empty cells or claimeven leave it no four, a loss
-    /// when claimeven gives the opponent one.
+    /// when claimeven or an odd threat gives the opponent a four first.
     #[inline(always)]
-    fn upper_bound<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
+    fn upper_bound<const W: usize, const H: usize>(p: &Position<W, H>, opp_win: u64) -> i32 {
         let max = score::best_without_win_now((W * H) as i32, p.moves() as i32);
         if max <= 0 {
             return max;
@@ -868,25 +869,96 @@ impl Solver {
         if !Position::<W, H>::has_four(p.current() | (Geometry::<W, H>::BOARD & !p.mask())) {
             return 0;
         }
-        // Claimeven (Allis), extended: with an even number of empty cells, the columns with an
-        // odd number come in pairs. The opponent answers a move in a column with an even number
-        // in the same column, and a move in one of the others in another of them: we only get
-        // the empty cells of our row parity and some of the cells playable now. If those hold no
-        // four, we cannot win; if the opponent's share (the rest, less the playable cells) holds
-        // one, the opponent wins, by its last disc at the latest.
         if (W * H) as u32 % 2 == p.moves() % 2 {
-            let empty = Geometry::<W, H>::BOARD & !p.mask();
-            let ours = p.current() | (empty & Geometry::<W, H>::MOVER_ROWS) | p.possible();
+            Self::claimeven_bound(p, opp_win)
+        } else {
+            Self::odd_threat_loss(p, opp_win)
+        }
+        .unwrap_or(max)
+    }
+
+    /// Claimeven (Allis), extended: with an even number of empty cells, the columns with an odd
+    /// number come in pairs. The opponent answers a move in a column with an even number in the
+    /// same column, and a move in one of the others in another of them: we only get the empty
+    /// cells of our row parity and some of the cells playable now, and none above a threat of
+    /// the opponent on its row parity (that threat is its before those cells come). If those
+    /// hold no four, we cannot win; and we lose, by the opponent's last disc at the latest, if
+    /// it has such a threat or its share (the rest, less the playable cells) holds four.
+    #[inline(always)]
+    fn claimeven_bound<const W: usize, const H: usize>(
+        p: &Position<W, H>,
+        opp_win: u64,
+    ) -> Option<i32> {
+        let mover_rows = Geometry::<W, H>::MOVER_ROWS;
+        let empty = Geometry::<W, H>::BOARD & !p.mask();
+        let possible = p.possible();
+        let threats = opp_win & !mover_rows & !possible;
+        let ours = (p.current() | (empty & mover_rows) | possible) & !Self::above::<W, H>(threats);
+        if Position::<W, H>::has_four(ours) {
+            return None;
+        }
+        let theirs = p.opponent() | (empty & !mover_rows & !possible);
+        Some(if threats != 0 || Position::<W, H>::has_four(theirs) {
+            -score::win_at((W * H) as i32, (W * H) as i32 - 1)
+        } else {
+            0
+        })
+    }
+
+    /// The cells above the lowest of `threats` in each column.
+    #[inline(always)]
+    fn above<const W: usize, const H: usize>(mut threats: u64) -> u64 {
+        let mut above = 0;
+        while threats != 0 {
+            let t = threats & threats.wrapping_neg();
+            let col = Geometry::<W, H>::column_mask(t.trailing_zeros() as usize / (H + 1));
+            above |= col & !((t << 1) - 1);
+            threats &= !col;
+        }
+        above
+    }
+
+    /// An odd threat (Allis): with an odd number of empty cells, the opponent may hold a threat
+    /// in a column with an odd number of them, on the row parity the side to move does not
+    /// play into first there. The opponent answers a move in any other column with an even
+    /// number in the same column, a move in one of the others with an odd number in another of
+    /// them, and a move in the threat's column above it: it gets the threat before that column
+    /// fills, so the game ends there at the latest. Meanwhile the side to move gets at most its
+    /// row parity outside that column, the other one inside it, and the cells playable now, and
+    /// none above a threat of the opponent on the opponent's parity. If those hold no four, it
+    /// loses, by the opponent's last disc at the latest.
+    #[inline(always)]
+    fn odd_threat_loss<const W: usize, const H: usize>(
+        p: &Position<W, H>,
+        opp_win: u64,
+    ) -> Option<i32> {
+        let mover_rows = Geometry::<W, H>::MOVER_ROWS;
+        let mut odd = opp_win & mover_rows;
+        if odd == 0 {
+            return None;
+        }
+        let empty = Geometry::<W, H>::BOARD & !p.mask();
+        let possible = p.possible();
+        let elsewhere = opp_win & !mover_rows & !possible;
+        while odd != 0 {
+            let t = odd & odd.wrapping_neg();
+            let col = Geometry::<W, H>::column_mask(t.trailing_zeros() as usize / (H + 1));
+            odd &= !col;
+            // a column with an odd number of empty cells has its playable cell off the mover rows
+            if possible & col & mover_rows != 0 {
+                continue;
+            }
+            let theirs = (opp_win & mover_rows & col) | (elsewhere & !col);
+            let ours = (p.current()
+                | (empty & mover_rows & !col)
+                | (empty & !mover_rows & col)
+                | possible)
+                & !Self::above::<W, H>(theirs);
             if !Position::<W, H>::has_four(ours) {
-                let theirs = p.opponent() | (empty & !Geometry::<W, H>::MOVER_ROWS & !p.possible());
-                return if Position::<W, H>::has_four(theirs) {
-                    -score::win_at((W * H) as i32, (W * H) as i32 - 1)
-                } else {
-                    0
-                };
+                return Some(-score::win_at((W * H) as i32, (W * H) as i32 - 2));
             }
         }
-        max
+        None
     }
 
     /// The table key of `p` (mirror-symmetric near the root) and whether it is the mirror's.
@@ -1189,6 +1261,94 @@ fn bit_length(x: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+
+    /// Plain negamax over the whole game, remembering positions already scored (no bounds).
+    fn minimax<const W: usize, const H: usize>(
+        p: &Position<W, H>,
+        seen: &mut HashMap<u64, i32>,
+    ) -> i32 {
+        if let Some(s) = score::terminal(p) {
+            return s;
+        }
+        if let Some(&s) = seen.get(&p.key()) {
+            return s;
+        }
+        let best = (0..W)
+            .filter(|&c| p.can_play(c))
+            .map(|c| {
+                let mut q = *p;
+                q.play_col(c);
+                -minimax(&q, seen)
+            })
+            .max()
+            .expect("a game that goes on has a move");
+        seen.insert(p.key(), best);
+        best
+    }
+
+    /// Random games stopped with `empty` cells left, the side to move unable to win at once:
+    /// every bound [`Solver::upper_bound`] gives below the trivial one is checked against the
+    /// truth. Returns how many bounds were losses, and how many of them the odd-threat rule
+    /// gave.
+    fn parity_bounds_hold<const W: usize, const H: usize>(
+        empty: u32,
+        games: usize,
+    ) -> (usize, usize) {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut seen = HashMap::new();
+        let (mut losses, mut odd) = (0, 0);
+        for _ in 0..games {
+            let mut p = Position::<W, H>::new();
+            while (W * H) as u32 - p.moves() > empty && !p.is_game_over() {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let c = (rng % W as u64) as usize;
+                if p.can_play(c) {
+                    p.play_col(c);
+                }
+            }
+            if p.is_game_over() || p.can_win_next() {
+                continue;
+            }
+            let opp_win = p.opponent_winning_cells();
+            let bound = Solver::upper_bound(&p, opp_win);
+            if bound < score::best_without_win_now((W * H) as i32, p.moves() as i32) {
+                let truth = minimax(&p, &mut seen);
+                assert!(
+                    truth <= bound,
+                    "{W}x{H} {:?}: upper bound {bound}, minimax {truth}",
+                    p.to_move_string()
+                );
+                losses += usize::from(bound < 0);
+                odd += usize::from(Solver::odd_threat_loss(&p, opp_win).is_some());
+            }
+        }
+        (losses, odd)
+    }
+
+    #[test]
+    fn parity_bounds_are_never_below_the_true_score() {
+        // both row parities and both cell-count parities; the rules must fire to be tested
+        fn check<const W: usize, const H: usize>() {
+            let (mut losses, mut odd) = (0, 0);
+            for empty in 2..=12 {
+                let (l, o) = parity_bounds_hold::<W, H>(empty, 1000);
+                losses += l;
+                odd += o;
+            }
+            assert!(
+                losses >= 100 && odd >= 50,
+                "{W}x{H}: {losses} losses, {odd} odd"
+            );
+        }
+        check::<4, 4>();
+        check::<5, 4>();
+        check::<6, 4>();
+        check::<4, 5>();
+        check::<5, 5>();
+    }
 
     #[test]
     fn busy_marks_only_the_key_entered_and_leaving_clears_only_its_own_mark() {
