@@ -893,29 +893,42 @@ impl Solver {
         let empty = Geometry::<W, H>::BOARD & !p.mask();
         let possible = p.possible();
         let threats = opp_win & !mover_rows & !possible;
-        let ours = (p.current() | (empty & mover_rows) | possible) & !Self::above::<W, H>(threats);
+        let (above, left) = Self::above::<W, H>(threats);
+        let ours = (p.current() | (empty & mover_rows) | possible) & !above;
         if Position::<W, H>::has_four(ours) {
             return None;
         }
-        let theirs = p.opponent() | (empty & !mover_rows & !possible);
-        Some(if threats != 0 || Position::<W, H>::has_four(theirs) {
-            -score::win_at((W * H) as i32, (W * H) as i32 - 1)
+        Some(if threats != 0 {
+            Self::loss_with_left::<W, H>(left)
+        } else if Position::<W, H>::has_four(p.opponent() | (empty & !mover_rows & !possible)) {
+            Self::loss_with_left::<W, H>(0)
         } else {
             0
         })
     }
 
-    /// The cells above the lowest of `threats` in each column.
+    /// The cells above the lowest of `threats` in each column, and the most of them in one
+    /// column: a threat that the game must reach ends it with those cells still empty.
     #[inline(always)]
-    fn above<const W: usize, const H: usize>(mut threats: u64) -> u64 {
-        let mut above = 0;
+    fn above<const W: usize, const H: usize>(mut threats: u64) -> (u64, i32) {
+        let (mut above, mut most) = (0, 0);
         while threats != 0 {
             let t = threats & threats.wrapping_neg();
             let col = Geometry::<W, H>::column_mask(t.trailing_zeros() as usize / (H + 1));
-            above |= col & !((t << 1) - 1);
+            let cells = col & !((t << 1) - 1);
+            above |= cells;
+            most = most.max(cells.count_ones() as i32);
             threats &= !col;
         }
-        above
+        (above, most)
+    }
+
+    /// A loss to a threat the game must reach, with `left` cells still empty then (0: to the
+    /// opponent's last disc at the latest).
+    #[inline(always)]
+    fn loss_with_left<const W: usize, const H: usize>(left: i32) -> i32 {
+        let cells = (W * H) as i32;
+        -score::win_at(cells, cells - left - 1)
     }
 
     /// An odd threat (Allis): with an odd number of empty cells, the opponent may hold a threat
@@ -949,13 +962,14 @@ impl Solver {
                 continue;
             }
             let theirs = (opp_win & mover_rows & col) | (elsewhere & !col);
+            let (above, left) = Self::above::<W, H>(theirs);
             let ours = (p.current()
                 | (empty & mover_rows & !col)
                 | (empty & !mover_rows & col)
                 | possible)
-                & !Self::above::<W, H>(theirs);
+                & !above;
             if !Position::<W, H>::has_four(ours) {
-                return Some(-score::win_at((W * H) as i32, (W * H) as i32 - 2));
+                return Some(Self::loss_with_left::<W, H>(left));
             }
         }
         None
