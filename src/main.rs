@@ -35,7 +35,7 @@ enum Cmd {
         /// the rest is fixed); the empty 7x6 board wants 1024 or more. A small table suits
         /// positions that take milliseconds: each starts with a cold table, and a small one
         /// stays in the cache.
-        #[arg(long, default_value_t = 4, value_parser = table_mb)]
+        #[arg(long, default_value_t = 1, value_parser = table_mb)]
         hash: usize,
         /// Threads that search each position together (sharing the table).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
