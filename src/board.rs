@@ -676,7 +676,8 @@ impl<const W: usize, const H: usize> Position<W, H> {
         let (x, o) = self.discs();
         let mut cols = Vec::with_capacity(self.moves as usize);
         let mut budget = 100_000u32;
-        if unplay::<W, H>(x, o, &mut cols, &mut budget) {
+        let mut dead_ends = std::collections::HashSet::new();
+        if unplay::<W, H>(x, o, &mut cols, &mut budget, &mut dead_ends) {
             Some(
                 cols.iter()
                     .rev()
@@ -745,17 +746,20 @@ pub fn mirror<const W: usize, const H: usize>(b: u64) -> u64 {
 
 /// Takes discs back, last mover first, until the board is empty, never leaving a four on the
 /// board except possibly the very last disc's; pushes the columns taken (latest first).
+/// `dead_ends` remembers the boards from which no way back was found: many orders of taking
+/// discs back meet at the same board, and without it the search is exponential.
 fn unplay<const W: usize, const H: usize>(
     x: u64,
     o: u64,
     cols: &mut Vec<usize>,
     budget: &mut u32,
+    dead_ends: &mut std::collections::HashSet<(u64, u64)>,
 ) -> bool {
     let mask = x | o;
     if mask == 0 {
         return true;
     }
-    if *budget == 0 {
+    if *budget == 0 || dead_ends.contains(&(x, o)) {
         return false;
     }
     *budget -= 1;
@@ -781,10 +785,14 @@ fn unplay<const W: usize, const H: usize>(
             (other, prev_last)
         };
         cols.push(c);
-        if unplay::<W, H>(nx, no, cols, budget) {
+        if unplay::<W, H>(nx, no, cols, budget, dead_ends) {
             return true;
         }
         cols.pop();
+    }
+    // a search cut short by the budget is no proof of a dead end
+    if *budget > 0 {
+        dead_ends.insert((x, o));
     }
     false
 }
