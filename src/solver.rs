@@ -6,12 +6,13 @@
 //! Negamax with alpha-beta over the non-losing moves only. Before a position is searched it is
 //! resolved statically ([`Solver::resolve`]): forced moves are played through, and a loss to the
 //! opponent's next disc, a full board, bounds from the discs left and from the row parity
-//! (Allis' claimeven, and his odd threats), and the table's bounds settle it without a node. A node resolves all its children
-//! first (enhanced transposition cutoffs come with it), caps its score when none of them loses
-//! at once, and searches the rest, ordered by the threats a move creates with the table's move
-//! and the centre as tie-breaks. Two transposition tables (a large one near the root, a
-//! cache-sized one deeper) hold both bounds and the best move, with the mirror-symmetric key
-//! near the root. The root value is found by null-window searches that narrow the window.
+//! (Allis' claimeven, and his odd threats), and the table's bounds settle it without a node. A
+//! node resolves all its children first (enhanced transposition cutoffs come with it), caps its
+//! score when none of them loses at once, and searches the rest, ordered by the threats a move
+//! creates with the table's move and the centre as tie-breaks. Two transposition tables (a large
+//! one near the root, a cache-sized one deeper) hold both bounds and the best move, with the
+//! mirror-symmetric key near the root. The root value is found by null-window searches that
+//! narrow the window.
 
 use crate::board::{Geometry, Position};
 use crate::book::Book;
@@ -882,8 +883,9 @@ impl Solver {
     /// same column, and a move in one of the others in another of them: we only get the empty
     /// cells of our row parity and some of the cells playable now, and none above a threat of
     /// the opponent on its row parity (that threat is its before those cells come). If those
-    /// hold no four, we cannot win; and we lose, by the opponent's last disc at the latest, if
-    /// it has such a threat or its share (the rest, less the playable cells) holds four.
+    /// hold no four, we cannot win; and we lose if the opponent has such a threat (at the latest
+    /// when the one with the most cells above it is reached) or if its share (the rest, less
+    /// the playable cells) holds four (by its last disc at the latest).
     #[inline(always)]
     fn claimeven_bound<const W: usize, const H: usize>(
         p: &Position<W, H>,
@@ -939,7 +941,7 @@ impl Solver {
     /// fills, so the game ends there at the latest. Meanwhile the side to move gets at most its
     /// row parity outside that column, the other one inside it, and the cells playable now, and
     /// none above a threat of the opponent on the opponent's parity. If those hold no four, it
-    /// loses, by the opponent's last disc at the latest.
+    /// loses, at the latest when the threat with the most cells above it is reached.
     #[inline(always)]
     fn odd_threat_loss<const W: usize, const H: usize>(
         p: &Position<W, H>,

@@ -9,9 +9,9 @@
 //! holds every position with at most `depth` discs whose game is not over, once per mirror pair,
 //! so a lookup at `depth` or fewer discs never misses. Past `depth` it may hold more: a main line
 //! (the positions of best play for both sides, ties to the column nearest the centre as the
-//! engine breaks them, with every move from each), so that the
-//! expected game is known exactly beyond the full-width part, and the positions a deeper build
-//! has solved so far (any exact score is worth keeping; a later build reuses them).
+//! engine breaks them, with every move from each), so that the expected game is known exactly
+//! beyond the full-width part, and the positions a deeper build has solved so far (any exact
+//! score is worth keeping; a later build reuses them).
 //!
 //! File format (all integers little-endian):
 //!
