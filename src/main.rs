@@ -147,6 +147,33 @@ enum BookCmd {
         #[arg(required = true)]
         shards: Vec<std::path::PathBuf>,
     },
+    /// Chooses positions for `build --extra` (Tromp's way): of the candidates, prints those
+    /// whose proof (a move that keeps the value, from an empty table) costs the engine more
+    /// than NODES; the engine proves the rest in play within that.
+    Select {
+        /// The proof budget, in nodes.
+        #[arg(long)]
+        nodes: u64,
+        /// The candidates: a file of move strings, one a line (`#` comments), `-` for stdin
+        /// (`vier book positions` lists a whole ply).
+        candidates: std::path::PathBuf,
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Table size per thread, MB (cleared for each candidate).
+        #[arg(long, default_value_t = 1, value_parser = table_mb)]
+        hash: usize,
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+    },
+    /// Every position with DISCS discs whose game is not over, each mirror pair once, as move
+    /// strings: depth-first from the empty board, centre column first (the order a build
+    /// solves them in). Candidates for `vier book select`.
+    Positions {
+        #[arg(long)]
+        discs: u32,
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+    },
     /// Balanced openings for matches: the positions of a few plies that the book scores a draw
     /// or a narrow win, written as tools/openings.txt is.
     Openings {
@@ -278,6 +305,53 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             }
             cli::book::openings_file(&book, &command, &opts, &list, &mut out)
                 .map(|_| ExitCode::SUCCESS)
+        }
+        BookCmd::Select {
+            nodes,
+            candidates,
+            threads,
+            hash,
+            size,
+        } => {
+            let list = if candidates.as_os_str() == "-" {
+                vier::book::build::read_move_lines(io::stdin().lock())?
+            } else {
+                vier::book::build::read_move_list(&candidates)?
+            };
+            let opts = vier::book::select::SelectOptions {
+                size,
+                nodes,
+                threads,
+                hash_mb: hash,
+            };
+            let started = std::time::Instant::now();
+            let sel = vier::book::select::select(&opts, &list, &mut io::stderr())?;
+            for m in &sel.kept {
+                writeln!(out, "{m}")?;
+            }
+            eprintln!(
+                "kept {} of {} candidates ({:.1}%) that cost more than {} nodes to prove; \
+                 probes {} nodes in {:.1} s",
+                sel.kept.len(),
+                sel.candidates,
+                100.0 * sel.kept.len() as f64 / sel.candidates.max(1) as f64,
+                nodes,
+                sel.nodes,
+                started.elapsed().as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        BookCmd::Positions { discs, size } => {
+            if discs as usize >= size.width() * size.height() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{discs} discs do not leave a move on {size}"),
+                ));
+            }
+            for m in vier::book::select::positions(size, discs) {
+                writeln!(out, "{m}")?;
+            }
+            Ok(ExitCode::SUCCESS)
         }
         BookCmd::Info { file, moves } => {
             let book = cli::book::load(&file)?;

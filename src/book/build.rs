@@ -97,13 +97,23 @@ fn build_sized<const W: usize, const H: usize>(
 /// The move strings of a list file (`--extra`): one a line, `#` starting a comment, blank lines
 /// skipped; whether they are positions is [`build`]'s to check.
 pub fn read_move_list(path: &Path) -> io::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
+    let file = std::fs::File::open(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    Ok(text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
-        .filter(|l| !l.is_empty())
-        .collect())
+    read_move_lines(io::BufReader::new(file))
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// [`read_move_list`] from any reader (standard input, say).
+pub fn read_move_lines(input: impl io::BufRead) -> io::Result<Vec<String>> {
+    let mut list = Vec::new();
+    for line in input.lines() {
+        let line = line?;
+        let m = line.split('#').next().unwrap_or("").trim();
+        if !m.is_empty() {
+            list.push(m.to_string());
+        }
+    }
+    Ok(list)
 }
 
 /// The keys of `opts.extra` past the full-width depth, each once; an error names a move string

@@ -4,13 +4,15 @@
 //! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book, [`build`]
 //! makes and checks books (whole, or in [`shard`]s merged afterwards; a shard file's bytes are
 //! drawn there), [`journal`] keeps a build resumable, [`openings`] picks balanced openings from
-//! a book, and [`open`] is the one place that chooses the book a command uses: the built-in
+//! a book, [`select`] chooses the positions past the full width that a build should add, and
+//! [`open`] is the one place that chooses the book a command uses: the built-in
 //! one, a file, or none.
 
 pub mod build;
 pub mod format;
 pub mod journal;
 pub mod openings;
+pub mod select;
 pub mod shard;
 
 pub use format::*;

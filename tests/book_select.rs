@@ -1,0 +1,199 @@
+//! Choosing the positions past a book's full width (`vier book select`): the candidates of a
+//! ply against published position counts and the build's own enumeration, and the choice
+//! against its budget, its threads and its input order.
+
+mod common;
+
+use common::run_vier;
+use std::collections::HashSet;
+use vier::board::{Position, Size};
+use vier::book::build::enumerate;
+use vier::book::select::{positions, positions_with, proof_cost, select, SelectOptions};
+use vier::solver::Solver;
+
+/// Positions of 7x6 after 0 to 6 plies (OEIS A212693); no game ends before the 7th disc, so
+/// each is a candidate.
+const A212693: [usize; 7] = [1, 7, 49, 238, 1120, 4263, 16422];
+
+#[test]
+fn candidates_are_every_position_of_the_ply_once() {
+    for (d, &published) in A212693.iter().enumerate() {
+        let list = positions_with::<7, 6>(d as u32);
+        let mut keys = HashSet::new();
+        let mut both_sides = 0;
+        for m in &list {
+            let p = Position::<7, 6>::from_moves(m).unwrap();
+            assert_eq!(p.moves() as usize, d, "{m}");
+            assert!(keys.insert(p.symmetric_key().0), "{m} twice");
+            both_sides += if p.key() == p.mirrored().key() { 1 } else { 2 };
+        }
+        assert_eq!(both_sides, published, "{d} discs");
+    }
+    // and past the first fours: the ply a build solves, no more, no less
+    for (size, d) in [("7x6", 8), ("5x4", 9), ("6x5", 10)] {
+        let size: Size = size.parse().unwrap();
+        let list = positions(size, d);
+        let keys: HashSet<u64> = vier::with_size!(size, {
+            list.iter()
+                .map(|m| {
+                    let p = Position::<W, H>::from_moves(m).unwrap();
+                    assert!(!p.is_game_over(), "{m}");
+                    p.symmetric_key().0
+                })
+                .collect()
+        });
+        let ply: HashSet<u64> = vier::with_size!(
+            size,
+            enumerate::<W, H>(d)[d as usize].iter().copied().collect()
+        );
+        assert_eq!(list.len(), keys.len(), "{size} {d}: repeats");
+        assert_eq!(keys, ply, "{size} {d}");
+    }
+}
+
+/// Every eighth position of 6x5 with 6 discs (about 500): proofs of a few thousand nodes, some
+/// past the budgets below.
+fn candidates() -> Vec<String> {
+    positions_with::<6, 5>(6).into_iter().step_by(8).collect()
+}
+
+fn opts(nodes: u64, threads: usize) -> SelectOptions {
+    SelectOptions {
+        size: "6x5".parse().unwrap(),
+        nodes,
+        threads,
+        hash_mb: 1,
+    }
+}
+
+#[test]
+fn kept_are_those_whose_proof_costs_more_than_the_budget() {
+    let list = candidates();
+    let budget = 5_000;
+    let sel = select(&opts(budget, 2), &list, &mut std::io::sink()).unwrap();
+    assert_eq!(sel.candidates, list.len());
+    // the budget matters on this ply: some are kept, most are not
+    assert!(
+        !sel.kept.is_empty() && sel.kept.len() < list.len() / 2,
+        "{}",
+        sel.kept.len()
+    );
+    let kept: HashSet<&String> = sel.kept.iter().collect();
+    let mut solver = Solver::new(1);
+    for m in &list {
+        let p = Position::<6, 5>::from_moves(m).unwrap();
+        let within = proof_cost(&mut solver, &p, budget);
+        assert_eq!(within.is_none(), kept.contains(m), "{m}");
+        if let Some(n) = within {
+            assert!(n <= budget, "{m}: {n}");
+        } else {
+            let n = proof_cost(&mut solver, &p, u64::MAX).expect("no budget");
+            assert!(n > budget, "{m}: {n}");
+        }
+    }
+    // what a probe counts, the candidates' probes sum
+    assert!(sel.nodes >= budget * sel.kept.len() as u64);
+    // in the input's order
+    let order: Vec<&String> = list.iter().filter(|m| kept.contains(m)).collect();
+    assert_eq!(sel.kept.iter().collect::<Vec<_>>(), order);
+}
+
+#[test]
+fn the_choice_depends_on_the_budget_alone() {
+    let list = candidates();
+    let one = select(&opts(2_000, 1), &list, &mut std::io::sink()).unwrap();
+    let two = select(&opts(2_000, 2), &list, &mut std::io::sink()).unwrap();
+    assert_eq!(one, two);
+    let reversed: Vec<String> = list.iter().rev().cloned().collect();
+    let back = select(&opts(2_000, 2), &reversed, &mut std::io::sink()).unwrap();
+    let (a, b): (HashSet<_>, HashSet<_>) = (one.kept.iter().collect(), back.kept.iter().collect());
+    assert_eq!(a, b);
+    // a larger budget keeps a subset; no budget keeps nothing
+    let more = select(&opts(20_000, 2), &list, &mut std::io::sink()).unwrap();
+    assert!(more.kept.len() < one.kept.len());
+    assert!(more.kept.iter().all(|m| a.contains(m)));
+    let all = select(&opts(u64::MAX, 2), &list, &mut std::io::sink()).unwrap();
+    assert!(all.kept.is_empty());
+    // a repeated candidate (here a mirror image) is probed once, where it first comes
+    let twice = vec!["2".to_string(), "3".to_string(), "5".to_string()];
+    assert_eq!(
+        select(&opts(0, 1), &twice, &mut std::io::sink())
+            .unwrap()
+            .candidates,
+        2
+    );
+}
+
+#[test]
+fn the_command_prints_the_kept_positions_and_refuses_bad_candidates() {
+    let o = run_vier(&["book", "positions", "--size", "6x5", "--discs", "6"], "");
+    assert!(o.status.success());
+    let ply = String::from_utf8_lossy(&o.stdout).to_string();
+    assert_eq!(ply.lines().collect::<Vec<_>>(), positions_with::<6, 5>(6));
+    let list = candidates();
+    let dir = std::env::temp_dir().join(format!("vier-select-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ply6.txt");
+    std::fs::write(&file, list.join("\n")).unwrap();
+    let o = run_vier(
+        &[
+            "book",
+            "select",
+            "--size",
+            "6x5",
+            "--nodes",
+            "5000",
+            file.to_str().unwrap(),
+        ],
+        "",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let sel = select(&opts(5_000, 2), &list, &mut std::io::sink()).unwrap();
+    assert_eq!(printed, sel.kept);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(
+        err.contains(&format!(
+            "kept {} of {} candidates",
+            sel.kept.len(),
+            list.len()
+        )),
+        "{err}"
+    );
+
+    // from standard input, with a comment
+    let input = format!("# chosen\n{}\n", sel.kept[0]);
+    let o = run_vier(
+        &["book", "select", "--size", "6x5", "--nodes", "5000", "-"],
+        &input,
+    );
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        sel.kept[0].as_str()
+    );
+
+    for (input, says) in [
+        ("3\n38\n", "candidate 38"),
+        ("3\n1122334\n", "candidate 1122334: the game is over"),
+    ] {
+        let o = run_vier(
+            &["book", "select", "--size", "6x5", "--nodes", "5000", "-"],
+            input,
+        );
+        assert!(!o.status.success(), "{input}");
+        assert!(o.stdout.is_empty());
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(err.contains(says), "{input}: {err}");
+    }
+    // no candidates, or a ply past the board: refused
+    let o = run_vier(&["book", "select", "--nodes", "5000"], "");
+    assert!(!o.status.success());
+    let o = run_vier(&["book", "positions", "--size", "5x4", "--discs", "20"], "");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("20 discs do not leave a move on 5x4"));
+}
