@@ -142,6 +142,16 @@ fn extra_keys<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result
     Ok(keys)
 }
 
+/// Every thread has its own table of `hash_mb`: together they must fit the machine.
+pub(crate) fn thread_tables_fit(hash_mb: usize, threads: usize) -> io::Result<()> {
+    crate::tt::check_size(hash_mb.saturating_mul(threads.max(1))).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("{e} (--hash per thread)"),
+        )
+    })
+}
+
 /// Solves shard `spec` of a build: the positions with exactly `opts.depth` discs that
 /// [`ShardSpec::holds`], written to `opts.out` as a [`Shard`] when all are solved. Resumable
 /// from its journal as [`build`] is. The main line (`opts.line`) is the merge's business.
@@ -569,13 +579,7 @@ fn solve_part<const W: usize, const H: usize>(
             "{scored} scores known without a best move: finding the moves"
         )?;
     }
-    // every thread has its own table: together they must fit the machine
-    crate::tt::check_size(opts.hash_mb.saturating_mul(opts.threads.max(1))).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::OutOfMemory,
-            format!("{e} (--hash per thread)"),
-        )
-    })?;
+    thread_tables_fit(opts.hash_mb, opts.threads)?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = unbounded::<(u64, Entry, u64)>();
     let solve_started = Instant::now();

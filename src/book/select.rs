@@ -98,12 +98,7 @@ fn select_sized<const W: usize, const H: usize>(
             todo.push((i, p));
         }
     }
-    crate::tt::check_size(opts.hash_mb.saturating_mul(opts.threads.max(1))).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::OutOfMemory,
-            format!("{e} (--hash per thread)"),
-        )
-    })?;
+    super::build::thread_tables_fit(opts.hash_mb, opts.threads)?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = unbounded::<(usize, Option<u64>)>();
     let started = Instant::now();
