@@ -354,6 +354,66 @@ fn build_resumes_from_its_journal() {
     assert!(String::from_utf8(vout).unwrap().contains("MISMATCH"));
 }
 
+/// An entry past the full width whose children are all in the book takes its move from them,
+/// whatever the journal (an earlier build, another binary) says: the book keeps its one rule,
+/// the centre-most column with the score. A solved score that the children contradict is
+/// refused.
+#[test]
+fn an_entry_with_every_child_known_takes_its_move_from_them() {
+    let dir = temp_dir("settle");
+    let plies = enumerate::<5, 4>(4);
+    let mut solver = Solver::new(16);
+    // a leaf without a win at once, and the centre-most column with its score
+    let (key, p) = plies[4]
+        .iter()
+        .map(|&k| (k, position_from_key::<5, 4>(k).unwrap()))
+        .find(|(_, p)| !p.can_win_next())
+        .unwrap();
+    let score = solver.solve(&p).unwrap();
+    let rule = column_order::<5>()
+        .into_iter()
+        .filter(|&c| p.can_play(c))
+        .find(|&c| {
+            let mut q = p;
+            q.play_col(c);
+            -solver.solve(&q).unwrap() == score
+        })
+        .unwrap();
+    let other = (0..5).find(|&c| c != rule && p.can_play(c)).unwrap();
+    let moves = p.to_move_string().unwrap();
+    let children: Vec<String> = (0..5)
+        .filter(|&c| p.can_play(c))
+        .map(|c| format!("{moves}{}", c + 1))
+        .collect();
+    let opts = |name: &str| BuildOptions {
+        extra: children.clone(),
+        ..options((5, 4), 4, 1, dir.join(name))
+    };
+    let plant = |out: &PathBuf, s: i32, best: usize| {
+        let mut journal = b"VIERJRN2\x05\x04".to_vec();
+        journal.extend_from_slice(&key.to_le_bytes());
+        journal.push(s as i8 as u8);
+        journal.push(best as u8 + 1);
+        std::fs::write(journal_path(out), &journal).unwrap();
+    };
+    let clean = build(&opts("clean.book"), &mut Vec::new()).unwrap();
+    assert_eq!(clean.best_move(&p), Some((rule, score)));
+
+    let planted = opts("planted.book");
+    plant(&planted.out, score, other);
+    let mut log = Vec::new();
+    let book = build(&planted, &mut log).unwrap();
+    let log = String::from_utf8(log).unwrap();
+    assert!(log.contains("1 moves taken from the children"), "{log}");
+    assert_eq!(book.to_bytes(), clean.to_bytes());
+
+    let wrong = opts("wrong.book");
+    plant(&wrong.out, score + 1, rule);
+    let e = build(&wrong, &mut Vec::new()).unwrap_err();
+    assert!(e.to_string().contains("children give"), "{e}");
+    assert!(!wrong.out.exists());
+}
+
 #[test]
 fn a_journal_of_another_size_is_refused() {
     let dir = temp_dir("foreign");

@@ -662,6 +662,13 @@ fn finish<const W: usize, const H: usize>(
         writeln!(log, "main line: {}", line)?;
         entries = scores.into_iter().collect();
     }
+    let settled = settle::<W, H>(&mut entries, opts.depth)?;
+    if settled > 0 {
+        writeln!(
+            log,
+            "{settled} moves taken from the children instead of the solved entries"
+        )?;
+    }
     if let Some((k, _)) = entries.iter().find(|(_, e)| e.best == 0) {
         return Err(io::Error::other(format!(
             "the position with key {k:#x} has no best move (journal incomplete)"
@@ -870,25 +877,71 @@ pub fn complete<const W: usize, const H: usize>(
         for &k in &plies[d] {
             // decoded from its symmetric key: its columns are the entry's
             let p = position_from_key::<W, H>(k)?;
-            let mut best: Option<(usize, i32)> = None;
-            for &c in column_order::<W>().iter().filter(|&&c| p.can_play(c)) {
-                if p.can_win_next() && !p.is_winning_move(c) {
-                    continue;
-                }
-                let s = crate::score::of_move(&p, c, |q| {
-                    known
-                        .get(&q.symmetric_key().0)
-                        .map(|e| e.score as i32)
-                        .ok_or(())
-                })
-                .ok()?;
-                if best.is_none_or(|(_, b)| s > b) {
-                    best = Some((c, s));
-                }
-            }
-            let (c, s) = best?;
-            known.insert(k, Entry::new(s, Some(c)));
+            let e = from_children(&p, |q| known.get(&q).map(|e| e.score as i32))?;
+            known.insert(k, e);
         }
     }
     Some(known.into_iter().collect())
+}
+
+/// The entry of `p` (decoded from its symmetric key, so that its columns are the entry's) by
+/// negamax over its children, whose exact scores `score_of` gives by symmetric key: the best
+/// score of its moves, and the column nearest the centre with that score (with a win at once,
+/// the centre-most winning column, as [`Solver::best_column`] answers). `None` if a child
+/// needed is unknown.
+fn from_children<const W: usize, const H: usize>(
+    p: &Position<W, H>,
+    score_of: impl Fn(u64) -> Option<i32>,
+) -> Option<Entry> {
+    let mut best: Option<(usize, i32)> = None;
+    for &c in column_order::<W>().iter().filter(|&&c| p.can_play(c)) {
+        if p.can_win_next() && !p.is_winning_move(c) {
+            continue;
+        }
+        let s = crate::score::of_move(p, c, |q| score_of(q.symmetric_key().0).ok_or(())).ok()?;
+        if best.is_none_or(|(_, b)| s > b) {
+            best = Some((c, s));
+        }
+    }
+    best.map(|(c, s)| Entry::new(s, Some(c)))
+}
+
+/// Entries from the full-width depth on whose children are all in the book take their move
+/// from those children, as the shallower plies do. The book then follows its one rule for the
+/// best move (the centre-most column with the score) whichever binary or build solved an
+/// entry: a journal or an older book may hold a move that kept the score but broke a tie
+/// otherwise. A solved score that its children contradict is refused: one of them is wrong.
+/// Returns how many moves changed.
+fn settle<const W: usize, const H: usize>(
+    entries: &mut [(u64, Entry)],
+    depth: u32,
+) -> io::Result<usize> {
+    let scores: HashMap<u64, i32> = entries.iter().map(|(k, e)| (*k, e.score as i32)).collect();
+    let mut changed = 0;
+    for (k, e) in entries.iter_mut() {
+        if key_discs(*k, W, H) < depth {
+            continue;
+        }
+        let Some(p) = position_from_key::<W, H>(*k) else {
+            continue;
+        };
+        let Some(derived) = from_children(&p, |q| scores.get(&q).copied()) else {
+            continue;
+        };
+        if derived.score != e.score {
+            let moves = p.to_move_string().unwrap_or_else(|| format!("key {k:#x}"));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "position {moves}: solved score {} but its children give {}",
+                    e.score, derived.score
+                ),
+            ));
+        }
+        if derived.best != e.best {
+            changed += 1;
+            *e = derived;
+        }
+    }
+    Ok(changed)
 }
