@@ -122,24 +122,28 @@ fn extra_keys<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result
     let mut keys = Vec::new();
     let mut seen = HashSet::new();
     for m in &opts.extra {
-        let p = Position::<W, H>::from_moves(m).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("extra position {m}: {e}"),
-            )
-        })?;
-        if p.is_game_over() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("extra position {m}: the game is over"),
-            ));
-        }
+        let p = listed_position::<W, H>(m, "extra position")?;
         let k = p.symmetric_key().0;
         if p.moves() > opts.depth && seen.insert(k) {
             keys.push(k);
         }
     }
     Ok(keys)
+}
+
+/// The position of move string `m` from a list (`what` names the list's items in the error):
+/// one that is not a position, or whose game is over, is refused.
+pub(crate) fn listed_position<const W: usize, const H: usize>(
+    m: &str,
+    what: &str,
+) -> io::Result<Position<W, H>> {
+    let refuse =
+        |why: String| io::Error::new(io::ErrorKind::InvalidInput, format!("{what} {m}: {why}"));
+    let p = Position::<W, H>::from_moves(m).map_err(|e| refuse(e.to_string()))?;
+    if p.is_game_over() {
+        return Err(refuse("the game is over".into()));
+    }
+    Ok(p)
 }
 
 /// Every thread has its own table of `hash_mb`: together they must fit the machine.

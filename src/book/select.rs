@@ -85,15 +85,7 @@ fn select_sized<const W: usize, const H: usize>(
     let mut todo: Vec<(usize, Position<W, H>)> = Vec::new();
     let mut seen = HashSet::new();
     for (i, m) in candidates.iter().enumerate() {
-        let p = Position::<W, H>::from_moves(m).map_err(|e| {
-            io::Error::new(io::ErrorKind::InvalidInput, format!("candidate {m}: {e}"))
-        })?;
-        if p.is_game_over() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("candidate {m}: the game is over"),
-            ));
-        }
+        let p = super::build::listed_position::<W, H>(m, "candidate")?;
         if seen.insert(p.symmetric_key().0) {
             todo.push((i, p));
         }
