@@ -691,16 +691,19 @@ impl Solver {
         }
         // a bound already known (a book parent, or what the last search proved) spares a search
         let known = self.known_lower_bound(root);
-        let outcome = match known {
-            Some(x) if x > 0 => 1,
-            _ => self.solve_weak(root).ok()?,
-        };
+        // weak-solved even when the bound says won: the search leaves a winning move in the
+        // table, where finding one without it tries the columns one by one, centre first
+        let outcome = self.solve_weak(root).ok()?;
         if outcome >= 0 {
-            let keep = known.map_or(outcome, |x| x.max(outcome));
-            let c = self.secure(root, keep, secured)?;
+            // the win or the draw first, as with the book's score: a move that keeps the known
+            // bound itself can cost a thousand times more (a book parent gives the exact score)
+            let c = self.secure(root, outcome, secured)?;
             if outcome == 0 {
                 // a draw is an exact score
                 return Some((c, 0));
+            }
+            if let Some(x) = known.filter(|&x| x > outcome) {
+                self.secure(root, x, secured)?;
             }
         }
         let (nodes, hits) = (self.nodes, self.book_hits);

@@ -281,3 +281,31 @@ fn full_sets_two_threads() {
         check_set_threads(name, 1000, false, 2);
     }
 }
+
+/// With the book, a child of a book position has a known lower bound: its exact score. The
+/// root proof secures the win (or draw) first, cheap, before a move that keeps that score,
+/// which can cost far more than a move's budget. In `6573343622` (exact score 3; columns 3
+/// scores 3, 2 5 7 score 2, 1 4 6 draw) the win is proven in a few nodes and keeping 3 is not
+/// within 10,000: the move kept must still be a winning one, not nothing.
+#[test]
+fn the_root_proof_secures_the_win_before_the_known_score() {
+    use std::sync::Arc;
+    use vier::book::Book;
+    use vier::control::SearchControl;
+    let p = Position::<7, 6>::from_moves("6573343622").unwrap();
+    let mut solver = Solver::new(16);
+    solver.set_book(Some(Arc::new(Book::embedded_result().unwrap())));
+    let mut secured = None;
+    let control = SearchControl::unlimited();
+    let _ = solver.prove_root(&p, true, &mut secured, &control, 10_000);
+    let (col, at_least) = secured.expect("a move that keeps the win");
+    assert!(at_least >= 1, "{at_least}");
+    let mut exact = Solver::new(16);
+    let mut q = p;
+    q.play_col(col);
+    assert!(
+        -exact.solve(&q).unwrap() >= 1,
+        "column {} does not win",
+        col + 1
+    );
+}
