@@ -128,6 +128,7 @@ enum BookCmd {
         shard: Option<vier::book::shard::ShardSpec>,
         /// Also solve and keep the positions listed in FILE (one move string per line, `#`
         /// comments), wherever they lie past DEPTH: chosen positions the full width misses.
+        /// With --shard, the shard's part of them (split by key, as the ply).
         #[arg(long, value_name = "FILE")]
         extra: Option<std::path::PathBuf>,
     },
@@ -143,6 +144,10 @@ enum BookCmd {
         /// Table size for the main line's solves, MB.
         #[arg(long, default_value_t = 1024, value_parser = table_mb)]
         hash: usize,
+        /// The list the shards were built with (`build --extra`): every shard must hold its
+        /// part of it.
+        #[arg(long, value_name = "FILE")]
+        extra: Option<std::path::PathBuf>,
         /// The shard files, all N of them, in any order.
         #[arg(required = true)]
         shards: Vec<std::path::PathBuf>,
@@ -223,10 +228,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             shard,
             extra,
         } => {
-            let extra = match extra {
-                None => Vec::new(),
-                Some(path) => vier::book::build::read_move_list(&path)?,
-            };
+            let extra = read_list(extra)?;
             let opts = vier::book::build::BuildOptions {
                 size,
                 depth,
@@ -248,12 +250,14 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             out: file,
             line,
             hash,
+            extra,
             shards,
         } => {
             let opts = vier::book::build::MergeOptions {
                 out: file,
                 line,
                 hash_mb: hash,
+                extra: read_list(extra)?,
             };
             vier::book::build::merge(&opts, &shards, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
         }
@@ -358,6 +362,11 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             cli::book::info(&book, moves.as_deref(), &mut out).map(|_| ExitCode::SUCCESS)
         }
     }
+}
+
+/// The move strings of an `--extra` list, none without one.
+fn read_list(path: Option<std::path::PathBuf>) -> io::Result<Vec<String>> {
+    path.map_or(Ok(Vec::new()), |p| vier::book::build::read_move_list(&p))
 }
 
 /// A `--hash` size: a number of megabytes the machine has.

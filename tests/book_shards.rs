@@ -13,7 +13,7 @@ use vier::book::build::{
 };
 use vier::book::journal::journal_path;
 use vier::book::shard::{shard_of, Shard, ShardError, ShardSpec};
-use vier::book::{Book, Entry};
+use vier::book::{key_discs, position_from_key, Book, Entry};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("vier-shards-{}-{name}", std::process::id()));
@@ -57,6 +57,7 @@ fn merge_opts(out: PathBuf, line: u32) -> MergeOptions {
         out,
         line,
         hash_mb: 16,
+        extra: Vec::new(),
     }
 }
 
@@ -116,6 +117,88 @@ fn merged_shards_are_the_unsharded_book_byte_for_byte() {
         assert_same_file(&whole, &merged);
         assert!(!journal_path(&merged).exists());
     }
+}
+
+/// An `--extra` list splits as the ply does: each shard solves its part of it, and the merge
+/// with the same list is the unsharded build with it, byte for byte. Merged without the list,
+/// with a longer one, or shards built without it merged with it: refused.
+#[test]
+fn an_extra_list_is_sharded_and_merged_like_the_ply() {
+    let dir = temp_dir("extra");
+    let (size, depth, n) = ("5x4", 6, 3);
+    let plies = enumerate::<5, 4>(8);
+    let moves = |k: u64| {
+        position_from_key::<5, 4>(k)
+            .and_then(|p| p.to_move_string())
+            .unwrap()
+    };
+    let extra: Vec<String> = plies[7]
+        .iter()
+        .step_by(7)
+        .chain(plies[8].iter().step_by(41))
+        .map(|&k| moves(k))
+        .collect();
+    let with = |out: PathBuf, extra: &[String]| BuildOptions {
+        extra: extra.to_vec(),
+        ..opts(size, depth, out)
+    };
+    let merging = |out: PathBuf, extra: &[String]| MergeOptions {
+        extra: extra.to_vec(),
+        ..merge_opts(out, 0)
+    };
+    let whole = dir.join("whole.book");
+    let book = build(&with(whole.clone(), &extra), &mut Vec::new()).unwrap();
+    let full_width: usize = plies[..=depth as usize].iter().map(Vec::len).sum();
+    assert_eq!(book.len(), full_width + extra.len());
+    let parts: Vec<PathBuf> = (0..n)
+        .map(|k| {
+            let out = dir.join(format!("extra.{k}of{n}"));
+            let spec = ShardSpec::new(k, n).unwrap();
+            build_shard(&with(out.clone(), &extra), spec, &mut Vec::new()).unwrap();
+            // its part of the list, by the ply's rule
+            let shard = Shard::load(&out).unwrap();
+            let deeper: Vec<u64> = shard
+                .entries()
+                .map(|(k, _)| k)
+                .filter(|&k| key_discs(k, 5, 4) > depth)
+                .collect();
+            assert!(!deeper.is_empty());
+            assert!(deeper.iter().all(|&k| spec.holds::<5, 4>(k)));
+            out
+        })
+        .collect();
+    let merged = dir.join("merged.book");
+    let m = merge(&merging(merged.clone(), &extra), &parts, &mut Vec::new()).unwrap();
+    assert_eq!(m, book);
+    assert_same_file(&whole, &merged);
+
+    let refused = |opts: &MergeOptions, parts: &[PathBuf], why: &str| {
+        let e = merge(opts, parts, &mut Vec::new()).unwrap_err();
+        assert!(
+            matches!(merge_error(&e), MergeError::WrongEntries { .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains(why), "{e}");
+        assert!(!opts.out.exists());
+    };
+    refused(
+        &merge_opts(dir.join("no-list.book"), 0),
+        &parts,
+        "which is not a position of shard",
+    );
+    let mut longer = extra.clone();
+    longer.push(moves(plies[8][1]));
+    refused(
+        &merging(dir.join("longer.book"), &longer),
+        &parts,
+        "incomplete",
+    );
+    let plain = shards(size, depth, n, &dir);
+    refused(
+        &merging(dir.join("plain.book"), &extra),
+        &plain,
+        "incomplete",
+    );
 }
 
 /// The main line is added at the merge, as the unsharded build adds it; a shard refuses it.

@@ -156,20 +156,15 @@ pub(crate) fn thread_tables_fit(hash_mb: usize, threads: usize) -> io::Result<()
     })
 }
 
-/// Solves shard `spec` of a build: the positions with exactly `opts.depth` discs that
-/// [`ShardSpec::holds`], written to `opts.out` as a [`Shard`] when all are solved. Resumable
-/// from its journal as [`build`] is. The main line (`opts.line`) is the merge's business.
+/// Solves shard `spec` of a build: the positions with exactly `opts.depth` discs, and those of
+/// `opts.extra`, that [`ShardSpec::holds`], written to `opts.out` as a [`Shard`] when all are
+/// solved. Resumable from its journal as [`build`] is. The main line (`opts.line`) is the
+/// merge's business.
 pub fn build_shard(opts: &BuildOptions, spec: ShardSpec, log: &mut dyn Write) -> io::Result<Shard> {
     if opts.line > opts.depth {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "--line is added when the shards are merged (vier book merge --line N), not by a shard",
-        ));
-    }
-    if !opts.extra.is_empty() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "--extra is for a whole build, not a shard",
         ));
     }
     with_size!(opts.size, build_shard_sized::<W, H>(opts, spec, log))
@@ -181,6 +176,8 @@ fn build_shard_sized<const W: usize, const H: usize>(
     log: &mut dyn Write,
 ) -> io::Result<Shard> {
     let started = Instant::now();
+    // a bad list is refused before anything is solved or written
+    let extra = extra_keys::<W, H>(opts)?;
     let plies = plan::<W, H>(opts.depth, log)?;
     let last = &plies[opts.depth as usize];
     let ply_positions = u32::try_from(last.len())
@@ -190,12 +187,20 @@ fn build_shard_sized<const W: usize, const H: usize>(
         .copied()
         .filter(|&k| spec.holds::<W, H>(k))
         .collect();
+    // the extra positions split by the same rule as the ply
+    let extra_part: Vec<u64> = extra
+        .iter()
+        .copied()
+        .filter(|&k| spec.holds::<W, H>(k))
+        .collect();
     writeln!(
         log,
-        "shard {spec}: {} of the {} positions with {} discs",
+        "shard {spec}: {} of the {} positions with {} discs, {} of the {} extra positions",
         part.len(),
         last.len(),
-        opts.depth
+        opts.depth,
+        extra_part.len(),
+        extra.len()
     )?;
     let jpath = journal_path(&opts.out);
     let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
@@ -208,8 +213,12 @@ fn build_shard_sized<const W: usize, const H: usize>(
         }
     }
     solve_part::<W, H>(&part, opts, &mut known, &mut journal, &jpath, log)?;
+    if !extra_part.is_empty() {
+        solve_part::<W, H>(&extra_part, opts, &mut known, &mut journal, &jpath, log)?;
+    }
     let entries = part
         .iter()
+        .chain(&extra_part)
         .map(|&k| (k, known[&k]))
         .collect::<Vec<(u64, Entry)>>();
     let shard = Shard::new(opts.size, opts.depth, spec, ply_positions, entries);
@@ -236,6 +245,9 @@ pub struct MergeOptions {
     pub line: u32,
     /// Table size for the main line's solves, MB.
     pub hash_mb: usize,
+    /// The `--extra` list the shards were built with (move strings): each shard must hold
+    /// its part of it, and the book keeps them as a build with the list does.
+    pub extra: Vec<String>,
 }
 
 /// Why shards do not make a book.
@@ -404,7 +416,7 @@ pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io:
         hash_mb: opts.hash_mb,
         out: opts.out.clone(),
         line: opts.line,
-        extra: Vec::new(),
+        extra: opts.extra.clone(),
     };
     with_size!(opts.size, merge_sized::<W, H>(&opts, &shards, started, log))
 }
@@ -415,6 +427,7 @@ fn merge_sized<const W: usize, const H: usize>(
     started: Instant,
     log: &mut dyn Write,
 ) -> io::Result<Book> {
+    let extra = extra_keys::<W, H>(opts)?;
     let plies = plan::<W, H>(opts.depth, log)?;
     let last = &plies[opts.depth as usize];
     let in_shards = shards[0].1.ply_positions;
@@ -424,12 +437,18 @@ fn merge_sized<const W: usize, const H: usize>(
             enumerated: last.len(),
         }));
     }
-    // every shard must hold exactly its part of the ply: no position of another, none missing
-    let ply: HashSet<u64> = last.iter().copied().collect();
+    // every shard must hold exactly its part of the ply and of the extra positions: no
+    // position of another, none missing
+    let ply: HashSet<u64> = last.iter().chain(&extra).copied().collect();
     let mut per_shard = vec![0usize; shards[0].1.spec.count as usize];
-    for &k in last {
+    for &k in last.iter().chain(&extra) {
         per_shard[shard_of::<W, H>(k, shards[0].1.spec.count) as usize] += 1;
     }
+    let part_of = if extra.is_empty() {
+        "the ply"
+    } else {
+        "the ply and the --extra list"
+    };
     for (file, s) in shards {
         if let Some((k, _)) = s
             .entries()
@@ -441,7 +460,7 @@ fn merge_sized<const W: usize, const H: usize>(
             return Err(refuse(MergeError::WrongEntries {
                 file: file.clone(),
                 why: format!(
-                    "holds {} which is not a position of shard {} of the ply",
+                    "holds {} which is not a position of shard {} of {part_of}",
                     display_moves(&moves),
                     s.spec
                 ),
@@ -452,7 +471,7 @@ fn merge_sized<const W: usize, const H: usize>(
             return Err(refuse(MergeError::WrongEntries {
                 file: file.clone(),
                 why: format!(
-                    "shard {} holds {} positions, its part of the ply has {needs}: incomplete",
+                    "shard {} holds {} positions, its part of {part_of} has {needs}: incomplete",
                     s.spec,
                     s.len()
                 ),
@@ -472,7 +491,7 @@ fn merge_sized<const W: usize, const H: usize>(
     for (k, e) in shards.iter().flat_map(|(_, s)| s.entries()) {
         learn(&mut known, k, e);
     }
-    finish::<W, H>(opts, &plies, &[], known, journal, started, log)
+    finish::<W, H>(opts, &plies, &extra, known, journal, started, log)
 }
 
 /// Every position up to `depth` discs (see [`enumerate`]), after checking that the depth leaves

@@ -1,6 +1,6 @@
-//! Shards of a book build: the positions with exactly `depth` discs split into N fixed parts, so
-//! that N processes (on one machine or many) solve one part each and `vier book merge` makes
-//! the book from them.
+//! Shards of a book build: the positions with exactly `depth` discs, and those of the build's
+//! `--extra` list, split into N fixed parts, so that N processes (on one machine or many) solve
+//! one part each and `vier book merge` makes the book from them.
 //!
 //! A position belongs to shard [`shard_of`]`(key, N)`: a mix of the mirror-symmetric key of its
 //! canonical grandparent, modulo N (the canonical parent is the position before the last
@@ -19,11 +19,12 @@
 //!      8     1  format version (2)
 //!      9     1  board width W
 //!     10     1  board height H
-//!     11     1  depth: the shard holds positions with exactly this many discs
+//!     11     1  depth: the shard holds positions with exactly this many discs (and extras)
 //!     12     4  shard index K (0-based, K < N)
 //!     16     4  shard count N
 //!     20     4  positions with `depth` discs in the whole ply (all N shards together)
-//!     24     4  entry count E: the positions of this shard, every one of them
+//!     24     4  entry count E: the positions of this shard, every one of them (its part of
+//!                 the ply and of the `--extra` list; `merge --extra` checks both)
 //!     28     8  FNV-1a 64 checksum of bytes 0..28 followed by the E entries' bytes
 //!     36   E*B  entries sorted by key, ascending, as in the book (see [`super::format`]):
 //!                 B = ceil(W*(H+1)/8) bytes of key, the score as an i8, the best move as a u8
