@@ -131,6 +131,10 @@ enum BookCmd {
         /// With --shard, the shard's part of them (split by key, as the ply).
         #[arg(long, value_name = "FILE")]
         extra: Option<std::path::PathBuf>,
+        /// Take the exact scores this book holds instead of solving them again (say the shipped
+        /// book, for the shards of a layer built over it).
+        #[arg(long, value_name = "FILE")]
+        book: Option<std::path::PathBuf>,
     },
     /// Checks that the shard files of a build belong together and are complete, and writes the
     /// book they make: the same bytes as an unsharded build.
@@ -227,6 +231,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             line,
             shard,
             extra,
+            book,
         } => {
             let extra = read_list(extra)?;
             let opts = vier::book::build::BuildOptions {
@@ -237,6 +242,7 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
                 out: file,
                 line,
                 extra,
+                book,
             };
             match shard {
                 None => vier::book::build::build(&opts, &mut io::stderr()).map(|_| ()),

@@ -182,6 +182,7 @@ fn options(size: (usize, usize), depth: u32, threads: usize, out: PathBuf) -> Bu
         out,
         line: 0,
         extra: Vec::new(),
+        book: None,
     }
 }
 

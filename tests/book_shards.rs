@@ -31,6 +31,7 @@ fn opts(size: &str, depth: u32, out: PathBuf) -> BuildOptions {
         out,
         line: 0,
         extra: Vec::new(),
+        book: None,
     }
 }
 
@@ -199,6 +200,74 @@ fn an_extra_list_is_sharded_and_merged_like_the_ply() {
         &plain,
         "incomplete",
     );
+}
+
+/// A shard built over a book (`--book`) takes the scores the book holds instead of solving
+/// them again, and comes out the same file; a book that does not load or is of another size
+/// is refused before anything is written.
+#[test]
+fn a_shard_over_a_book_solves_only_what_the_book_lacks() {
+    let dir = temp_dir("over-book");
+    let (size, depth, n) = ("5x4", 6, 2);
+    let base = dir.join("base.book");
+    build(&opts(size, depth, base.clone()), &mut Vec::new()).unwrap();
+    let plies = enumerate::<5, 4>(8);
+    let extra: Vec<String> = plies[8]
+        .iter()
+        .step_by(13)
+        .map(|&k| {
+            position_from_key::<5, 4>(k)
+                .and_then(|p| p.to_move_string())
+                .unwrap()
+        })
+        .collect();
+    let layer = |out: PathBuf, book: Option<PathBuf>| BuildOptions {
+        extra: extra.clone(),
+        book,
+        ..opts(size, depth, out)
+    };
+    for k in 0..n {
+        let spec = ShardSpec::new(k, n).unwrap();
+        let plain = dir.join(format!("plain.{k}"));
+        build_shard(&layer(plain.clone(), None), spec, &mut Vec::new()).unwrap();
+        let over = dir.join(format!("over.{k}"));
+        let mut log = Vec::new();
+        build_shard(&layer(over.clone(), Some(base.clone())), spec, &mut log).unwrap();
+        assert_same_file(&plain, &over);
+        let log = String::from_utf8(log).unwrap();
+        let part = plies[depth as usize]
+            .iter()
+            .filter(|&&k| spec.holds::<5, 4>(k))
+            .count();
+        let listed = Shard::load(&over).unwrap().len() - part;
+        assert_ne!(part, listed);
+        // the ply's part all known from the book, the list's part solved
+        assert!(
+            log.contains(&format!("{part} of {part} already solved")),
+            "{log}"
+        );
+        assert!(!log.contains(&format!("/{part} solved")), "{log}");
+        assert!(log.contains(&format!("{listed}/{listed} solved")), "{log}");
+    }
+
+    let other = dir.join("6x4.book");
+    build(&opts("6x4", 2, other.clone()), &mut Vec::new()).unwrap();
+    let damaged = dir.join("damaged.book");
+    let mut bytes = std::fs::read(&base).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&damaged, bytes).unwrap();
+    for (book, why) in [(other, "is a 6x4 book"), (damaged, "--book")] {
+        let out = dir.join("refused");
+        let e = build_shard(
+            &layer(out.clone(), Some(book)),
+            ShardSpec::new(0, n).unwrap(),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains(why), "{e}");
+        assert!(!out.exists() && !journal_path(&out).exists());
+    }
 }
 
 /// The main line is added at the merge, as the unsharded build adds it; a shard refuses it.

@@ -81,6 +81,7 @@ fn openings_are_every_balanced_position_once() {
             out: dir.join("5x4.book"),
             line: 0,
             extra: Vec::new(),
+            book: None,
         },
         &mut Vec::new(),
     )

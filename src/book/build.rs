@@ -48,6 +48,10 @@ pub struct BuildOptions {
     /// Positions (move strings) to solve and keep besides the full width: the book need not
     /// hold every position of a ply to be worth more past its depth.
     pub extra: Vec<String>,
+    /// A book whose exact scores are taken as they are (say the shipped one, under a layer
+    /// built over it): the positions it holds are not solved again. Shards read no book at
+    /// their `out`, so this is how a shard of a deep layer skips what is already known.
+    pub book: Option<PathBuf>,
 }
 
 fn fmt_duration(d: Duration) -> String {
@@ -75,10 +79,12 @@ fn build_sized<const W: usize, const H: usize>(
     let started = Instant::now();
     // a bad list is refused before anything is solved or written
     let extra = extra_keys::<W, H>(opts)?;
+    let given = given_book::<W, H>(opts)?;
     let plies = plan::<W, H>(opts.depth, log)?;
     let jpath = journal_path(&opts.out);
     let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
     reuse_book::<W, H>(&opts.out, &mut known, log)?;
+    learn_book(given, &mut known, log)?;
     solve_part::<W, H>(
         &plies[opts.depth as usize],
         opts,
@@ -178,6 +184,7 @@ fn build_shard_sized<const W: usize, const H: usize>(
     let started = Instant::now();
     // a bad list is refused before anything is solved or written
     let extra = extra_keys::<W, H>(opts)?;
+    let given = given_book::<W, H>(opts)?;
     let plies = plan::<W, H>(opts.depth, log)?;
     let last = &plies[opts.depth as usize];
     let ply_positions = u32::try_from(last.len())
@@ -212,6 +219,7 @@ fn build_shard_sized<const W: usize, const H: usize>(
             }
         }
     }
+    learn_book(given, &mut known, log)?;
     solve_part::<W, H>(&part, opts, &mut known, &mut journal, &jpath, log)?;
     if !extra_part.is_empty() {
         solve_part::<W, H>(&extra_part, opts, &mut known, &mut journal, &jpath, log)?;
@@ -417,6 +425,7 @@ pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io:
         out: opts.out.clone(),
         line: opts.line,
         extra: opts.extra.clone(),
+        book: None,
     };
     with_size!(opts.size, merge_sized::<W, H>(&opts, &shards, started, log))
 }
@@ -562,6 +571,47 @@ fn reuse_book<const W: usize, const H: usize>(
                 out.display()
             )?;
         }
+    }
+    Ok(())
+}
+
+/// The book given with `opts.book`, loaded before anything is written. Unlike the one at
+/// `out` it was asked for, so a file that does not load or is of another size is an error.
+fn given_book<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result<Option<Book>> {
+    let Some(path) = &opts.book else {
+        return Ok(None);
+    };
+    let book = Book::load(path).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("--book {}: {e}", path.display()),
+        )
+    })?;
+    if (book.width(), book.height()) != (W, H) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "--book {} is a {}x{} book, the build is {W}x{H}",
+                path.display(),
+                book.width(),
+                book.height(),
+            ),
+        ));
+    }
+    Ok(Some(book))
+}
+
+/// Takes the scores of the book given with `opts.book` as known.
+fn learn_book(
+    book: Option<Book>,
+    known: &mut HashMap<u64, Entry>,
+    log: &mut dyn Write,
+) -> io::Result<()> {
+    if let Some(book) = book {
+        for (k, e) in book.values() {
+            learn(known, k, e);
+        }
+        writeln!(log, "reusing the {} scores of the --book", book.len())?;
     }
     Ok(())
 }
