@@ -562,6 +562,32 @@ fn shard_and_merge_commands() {
     let o = run_vier(&[&base[..], &["--shard", "2/2", "--out", "x"]].concat(), "");
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("numbered 0 to 1"));
+    // a shard over a book (here the whole one: nothing is left to solve) is the same file
+    let over = dir.join("over");
+    let o = run_vier(
+        &[
+            &base[..],
+            &[
+                "--shard",
+                "0/2",
+                "--book",
+                &arg(&whole),
+                "--out",
+                &arg(&over),
+            ],
+        ]
+        .concat(),
+        "",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("/s,"));
+    assert_same_file(&dir.join("s0"), &over);
+    let o = run_vier(
+        &[&base[..], &["--book", "no.book", "--out", &arg(&over)]].concat(),
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--book no.book"));
 }
 
 /// The recipe of the README on this machine: the shards of a 5x5 book as GNU parallel jobs, then
