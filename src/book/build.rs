@@ -84,7 +84,9 @@ fn build_sized<const W: usize, const H: usize>(
     let jpath = journal_path(&opts.out);
     let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
     reuse_book::<W, H>(&opts.out, &mut known, log)?;
-    learn_book(given, &mut known, log)?;
+    if let Some(book) = &given {
+        learn_book(book, "the --book", &mut known, log)?;
+    }
     solve_part::<W, H>(
         &plies[opts.depth as usize],
         opts,
@@ -219,7 +221,9 @@ fn build_shard_sized<const W: usize, const H: usize>(
             }
         }
     }
-    learn_book(given, &mut known, log)?;
+    if let Some(book) = &given {
+        learn_book(book, "the --book", &mut known, log)?;
+    }
     solve_part::<W, H>(&part, opts, &mut known, &mut journal, &jpath, log)?;
     if !extra_part.is_empty() {
         solve_part::<W, H>(&extra_part, opts, &mut known, &mut journal, &jpath, log)?;
@@ -559,20 +563,12 @@ fn reuse_book<const W: usize, const H: usize>(
     known: &mut HashMap<u64, Entry>,
     log: &mut dyn Write,
 ) -> io::Result<()> {
-    if let Ok(old) = Book::load(out) {
-        if (old.width(), old.height()) == (W, H) {
-            for (k, e) in old.values() {
-                learn(known, k, e);
-            }
-            writeln!(
-                log,
-                "reusing the {} scores of the book at {}",
-                old.len(),
-                out.display()
-            )?;
+    match Book::load(out) {
+        Ok(old) if (old.width(), old.height()) == (W, H) => {
+            learn_book(&old, &format!("the book at {}", out.display()), known, log)
         }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The book given with `opts.book`, loaded before anything is written. Unlike the one at
@@ -601,19 +597,17 @@ fn given_book<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result
     Ok(Some(book))
 }
 
-/// Takes the scores of the book given with `opts.book` as known.
+/// Takes a book's scores as known.
 fn learn_book(
-    book: Option<Book>,
+    book: &Book,
+    what: &str,
     known: &mut HashMap<u64, Entry>,
     log: &mut dyn Write,
 ) -> io::Result<()> {
-    if let Some(book) = book {
-        for (k, e) in book.values() {
-            learn(known, k, e);
-        }
-        writeln!(log, "reusing the {} scores of the --book", book.len())?;
+    for (k, e) in book.values() {
+        learn(known, k, e);
     }
-    Ok(())
+    writeln!(log, "reusing the {} scores of {what}", book.len())
 }
 
 /// Solves the positions of `part` not yet `known` (or known without a best move) on
