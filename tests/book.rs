@@ -246,12 +246,27 @@ fn keeps<const W: usize, const H: usize>(
 }
 
 /// A book of the first format (scores, no moves) still reads, and a build over it keeps its
-/// scores and finds only the moves: the same book as a build from nothing.
+/// scores and finds only the moves: the same book as a build from nothing. A book of the
+/// second (whole keys, a score byte and a move byte) reads as the same book as the third.
 #[test]
 fn a_version_1_book_is_read_and_upgraded_by_a_build() {
     let dir = temp_dir("upgrade");
     let fresh = small_book(&dir, 5);
     let (w, h) = (5, 4);
+    let mut body = Vec::new();
+    for (k, e) in fresh.values() {
+        body.extend_from_slice(&k.to_le_bytes()[..vier::book::key_bytes(w, h)]);
+        body.extend_from_slice(&[e.score as u8, e.best]);
+    }
+    let mut v2 = b"VIERBOOK".to_vec();
+    v2.extend_from_slice(&[2, w as u8, h as u8, 5]);
+    v2.extend_from_slice(&(fresh.len() as u32).to_le_bytes());
+    v2.extend_from_slice(&checksum(&body).to_le_bytes());
+    v2.extend_from_slice(&body);
+    assert_eq!(Book::from_bytes(&v2).as_ref(), Ok(&fresh));
+    assert!(fresh.to_bytes().len() < v2.len());
+    assert_eq!(fresh.to_bytes()[8], 3);
+
     let mut body = Vec::new();
     for (k, s) in fresh.entries() {
         body.extend_from_slice(&k.to_le_bytes()[..vier::book::key_bytes(w, h)]);
@@ -470,41 +485,67 @@ fn damaged_files_are_refused_with_a_reason() {
         Book::from_bytes(&size),
         Err(BookError::BadSize { .. })
     ));
-    // damage that keeps the checksum right: entries swapped, an impossible score
-    let kb = vier::book::key_bytes(5, 4);
+    // damage that keeps the checksum right: entries swapped, an impossible score, no move
+    let book = Book::from_bytes(&good).unwrap();
+    let packing = vier::book::Packing::smallest(5, 4, book.len());
+    let low = 5 * 5 - packing.bucket_bits();
+    let e = packing.entry_bytes();
+    let first = 24 + 1 + packing.table_bytes();
+    let at = |i: usize| first + i * e;
+    let resum = |bytes: &mut Vec<u8>| {
+        let sum = checksum(&bytes[24..]);
+        bytes[16..24].copy_from_slice(&sum.to_le_bytes());
+    };
+    // two neighbours in one bucket, so that swapped they are out of order
+    let keys: Vec<u64> = book.entries().map(|(k, _)| k).collect();
+    let i = (0..keys.len() - 1)
+        .find(|&i| keys[i] >> low == keys[i + 1] >> low)
+        .expect("a bucket holds two entries");
     let mut swapped = good.clone();
-    let e = kb + 2;
-    let (a, b) = (24, 24 + e);
-    let first: Vec<u8> = swapped[a..a + e].to_vec();
-    let second: Vec<u8> = swapped[b..b + e].to_vec();
-    swapped[a..a + e].copy_from_slice(&second);
-    swapped[b..b + e].copy_from_slice(&first);
-    let sum = checksum(&swapped[24..]);
-    swapped[16..24].copy_from_slice(&sum.to_le_bytes());
+    let (one, two) = (
+        swapped[at(i)..at(i + 1)].to_vec(),
+        swapped[at(i + 1)..at(i + 2)].to_vec(),
+    );
+    swapped[at(i)..at(i + 1)].copy_from_slice(&two);
+    swapped[at(i + 1)..at(i + 2)].copy_from_slice(&one);
+    resum(&mut swapped);
     assert_eq!(
         Book::from_bytes(&swapped),
-        Err(BookError::Unsorted { index: 1 })
+        Err(BookError::Unsorted { index: i + 1 })
     );
+    let packed = |bytes: &[u8], i: usize| {
+        let mut b = [0u8; 16];
+        b[..e].copy_from_slice(&bytes[at(i)..at(i + 1)]);
+        u128::from_le_bytes(b)
+    };
+    let repack = |bytes: &mut Vec<u8>, i: usize, v: u128| {
+        bytes[at(i)..at(i + 1)].copy_from_slice(&v.to_le_bytes()[..e]);
+        resum(bytes);
+    };
+    // code = (score + 10) * 6 + best on 5x4: (10 + 11) * 6 is the score 11, one past the largest
     let mut score = good.clone();
-    score[24 + kb] = 100;
-    let sum = checksum(&score[24..]);
-    score[16..24].copy_from_slice(&sum.to_le_bytes());
-    assert!(matches!(
+    let v = packed(&score, 0);
+    repack(&mut score, 0, (v & ((1 << low) - 1)) | (21 * 6 + 1) << low);
+    assert_eq!(
         Book::from_bytes(&score),
         Err(BookError::BadScore {
             index: 0,
-            score: 100
+            score: 11
         })
-    ));
+    );
     let mut best = good.clone();
-    best[24 + e + kb + 1] = 6;
-    let sum = checksum(&best[24..]);
-    best[16..24].copy_from_slice(&sum.to_le_bytes());
+    let v = packed(&best, 1);
+    let code = v >> low;
+    repack(
+        &mut best,
+        1,
+        (v & ((1 << low) - 1)) | (code - code % 6) << low,
+    );
     assert_eq!(
         Book::from_bytes(&best),
         Err(BookError::BadMove {
             index: 1,
-            column: 6
+            column: 0
         })
     );
     // every message says what is wrong

@@ -18,23 +18,42 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "VIERBOOK"
-//!      8     1  format version (2; version 1, without the moves, is still read)
+//!      8     1  format version (3; versions 1 and 2 are still read)
 //!      9     1  board width W
 //!     10     1  board height H
 //!     11     1  depth: the book holds every position with at most this many discs
 //!     12     4  entry count N
-//!     16     8  FNV-1a 64 checksum of the N entries' bytes
-//!     24   N*E  entries sorted by key, ascending; E = K + 2 bytes:
-//!                 K = ceil(W*(H+1)/8) bytes of key (7 on 7x6),
-//!                 the score as an i8,
-//!                 the best move as a u8: its 1-based column in the orientation of the key
-//!                 (the mirror image's column when the position was stored as its mirror)
+//!     16     8  FNV-1a 64 checksum of every byte from offset 24 to the end
+//!     24     1  bucket bits B (at most min(W*(H+1), 24))
+//!     25  4*2^B bucket table: for each bucket b = 0 .. 2^B-1, as a u32, the index of its
+//!                 first entry (0 for bucket 0, never decreasing, at most N); bucket b holds
+//!                 the keys whose top B bits (of W*(H+1)) are b, and ends where b+1 starts
+//!                 (the last bucket at N)
+//!      T   N*E  entries sorted by key, ascending, each an E-byte little-endian integer:
+//!                 bits 0 .. L-1      the key's low L = W*(H+1) - B bits
+//!                 bits L .. L+C-1    the code (score + S) * (W+1) + best, where
+//!                                    S = ceil(W*H/2) is the largest score, best the
+//!                                    1-based column of the best move in the orientation of
+//!                                    the key (the mirror image's column when the position
+//!                                    was stored as its mirror), C the bits of the largest
+//!                                    code (2S+1)*(W+1)-1 (a best of 0, no move, is
+//!                                    refused as in version 2)
+//!                 bits L+C ..        zero
+//!               E = ceil((L+C)/8); T = 25 + 4*2^B
 //! ```
 //!
-//! A version-1 file has E = K + 1 (no move byte); its entries read with no best move.
-//! The sorted table is searched by binary search: no index, no hashing, and the file is its own
-//! in-memory image. On 7x6 an entry is 9 bytes. A build in shards writes shard files first,
-//! with their own header and the same entries: their bytes are drawn in [`super::shard`].
+//! On 7x6 a key has 49 bits and the code 9 (43 scores times 8); the
+//! writer picks the B that makes the file smallest ([`Packing::smallest`]): from 1.1 million
+//! entries on B = 18, so an entry is 5 bytes (31 key bits and the code) and the table 1 MiB. The
+//! buckets make the stored keys short without losing one bit: a book answers exactly or not
+//! at all.
+//!
+//! Versions 1 and 2 stored each key whole, in K = ceil(W*(H+1)/8) bytes (7 on 7x6), followed
+//! by the score as an i8 and (version 2) the best move as a u8, from offset 24, the checksum
+//! covering the entries: 9 bytes an entry on 7x6. A version-1 entry reads with no best move.
+//! In memory a book is its sorted keys, searched by binary search: no hashing, and a key is
+//! found exactly or not at all. A build in shards writes shard files first, with their own
+//! header and version-2 entries: their bytes are drawn in [`super::shard`].
 
 use crate::board::Position;
 use std::fmt;
@@ -42,10 +61,14 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"VIERBOOK";
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// The first version, without the best moves: still read (a build reuses its scores).
 const VERSION_SCORES_ONLY: u8 = 1;
+/// Whole keys with a score byte and a move byte: still read.
+const VERSION_WHOLE_KEYS: u8 = 2;
 const HEADER: usize = 24;
+/// A bucket table of more than 2^24 buckets (64 MiB) is refused as damage.
+const MAX_BUCKET_BITS: u32 = 24;
 
 /// The book that ships inside the binary (7x6), built with `vier book build`.
 static EMBEDDED_BYTES: &[u8] = include_bytes!("../../book/7x6.book");
@@ -90,6 +113,12 @@ pub enum BookError {
         index: usize,
         column: u8,
     },
+    /// The bucket count is more than the format allows for the board (version 3).
+    BadBucketBits(u8),
+    /// The bucket table starts past 0, goes back, or past the entry count at `bucket`.
+    BadBuckets {
+        bucket: usize,
+    },
 }
 
 impl fmt::Display for BookError {
@@ -110,7 +139,7 @@ impl fmt::Display for BookError {
             BookError::UnsupportedVersion(v) => {
                 write!(
                     f,
-                    "book format version {v} is not supported (this vier reads {VERSION_SCORES_ONLY} and {VERSION})"
+                    "book format version {v} is not supported (this vier reads {VERSION_SCORES_ONLY} to {VERSION})"
                 )
             }
             BookError::BadSize { width, height } => {
@@ -136,6 +165,15 @@ impl fmt::Display for BookError {
                 write!(
                     f,
                     "the book is corrupt: entry {index} has the impossible best move {column}"
+                )
+            }
+            BookError::BadBucketBits(bits) => {
+                write!(f, "the book is corrupt: {bits} bucket bits are too many")
+            }
+            BookError::BadBuckets { bucket } => {
+                write!(
+                    f,
+                    "the book is corrupt: its bucket table is out of order at bucket {bucket}"
                 )
             }
         }
@@ -256,6 +294,147 @@ pub(crate) fn decode_entries(
     Ok((keys, values))
 }
 
+/// How a version-3 entry table packs a board's keys and entries (see the module documentation):
+/// the key's top `bucket_bits` are the bucket's number, the rest and the entry's code are the
+/// entry's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packing {
+    width: usize,
+    max_score: i32,
+    key_bits: u32,
+    code_bits: u32,
+    bucket_bits: u32,
+}
+
+impl Packing {
+    /// The packing with `bucket_bits` buckets' bits, if the format allows as many on the board.
+    pub fn new(width: usize, height: usize, bucket_bits: u32) -> Option<Packing> {
+        let key_bits = (width * (height + 1)) as u32;
+        let max_score = (width * height).div_ceil(2) as i32;
+        let largest = (2 * max_score as u64 + 1) * (width as u64 + 1) - 1;
+        (bucket_bits <= key_bits.min(MAX_BUCKET_BITS)).then_some(Packing {
+            width,
+            max_score,
+            key_bits,
+            code_bits: 64 - largest.leading_zeros(),
+            bucket_bits,
+        })
+    }
+
+    /// The packing that makes a table of `count` entries smallest (the fewest buckets of
+    /// those that do).
+    pub fn smallest(width: usize, height: usize, count: usize) -> Packing {
+        (0..=MAX_BUCKET_BITS)
+            .filter_map(|b| Packing::new(width, height, b))
+            .min_by_key(|p| p.table_bytes() + count * p.entry_bytes())
+            .expect("0 bucket bits always fit")
+    }
+
+    pub fn bucket_bits(&self) -> u32 {
+        self.bucket_bits
+    }
+
+    fn low_bits(&self) -> u32 {
+        self.key_bits - self.bucket_bits
+    }
+
+    /// Bytes of an entry: the key's low bits and the code.
+    pub fn entry_bytes(&self) -> usize {
+        (self.low_bits() + self.code_bits).div_ceil(8) as usize
+    }
+
+    /// Bytes of the bucket table.
+    pub fn table_bytes(&self) -> usize {
+        4 << self.bucket_bits
+    }
+
+    /// Bytes from offset 24 to the end of a file of `count` entries.
+    fn body_bytes(&self, count: usize) -> usize {
+        1 + self.table_bytes() + count * self.entry_bytes()
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        (key as u128 >> self.low_bits()) as usize
+    }
+
+    fn low_mask(&self) -> u128 {
+        (1u128 << self.low_bits()) - 1
+    }
+
+    /// The bytes from offset 24 on: the bucket bits, the table and the entries (keys sorted
+    /// ascending by the caller).
+    fn encode(&self, keys: &[u64], values: &[Entry]) -> Vec<u8> {
+        let mut body = Vec::with_capacity(self.body_bytes(keys.len()));
+        body.push(self.bucket_bits as u8);
+        let mut next = 0;
+        for b in 0..1usize << self.bucket_bits {
+            while next < keys.len() && self.bucket(keys[next]) < b {
+                next += 1;
+            }
+            body.extend_from_slice(&(next as u32).to_le_bytes());
+        }
+        let width = self.width as u128 + 1;
+        for (&k, e) in keys.iter().zip(values) {
+            let code = (e.score as i64 + self.max_score as i64) as u128 * width + e.best as u128;
+            let packed = (k as u128 & self.low_mask()) | code << self.low_bits();
+            body.extend_from_slice(&packed.to_le_bytes()[..self.entry_bytes()]);
+        }
+        body
+    }
+
+    /// Reads the bytes from offset 24 on (their length checked by the caller against
+    /// [`Packing::body_bytes`]), checking the table, the order of the keys and every entry's
+    /// score and move.
+    fn decode(&self, body: &[u8], count: usize) -> Result<(Vec<u64>, Vec<Entry>), BookError> {
+        let table = &body[1..1 + self.table_bytes()];
+        let starts: Vec<usize> = table
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+            .collect();
+        for (bucket, &start) in starts.iter().enumerate() {
+            let previous = if bucket == 0 { 0 } else { starts[bucket - 1] };
+            if start > count || start < previous || (bucket == 0 && start != 0) {
+                return Err(BookError::BadBuckets { bucket });
+            }
+        }
+        let size = self.entry_bytes();
+        let entries = &body[1 + self.table_bytes()..];
+        let width = self.width as u128 + 1;
+        let mut keys = Vec::with_capacity(count);
+        let mut values = Vec::with_capacity(count);
+        for (bucket, &start) in starts.iter().enumerate() {
+            let end = starts.get(bucket + 1).copied().unwrap_or(count);
+            for index in start..end {
+                let mut bytes = [0u8; 16];
+                bytes[..size].copy_from_slice(&entries[index * size..(index + 1) * size]);
+                let packed = u128::from_le_bytes(bytes);
+                let key = ((bucket as u128) << self.low_bits() | (packed & self.low_mask())) as u64;
+                let code = packed >> self.low_bits();
+                if keys.last().is_some_and(|&last| last >= key) {
+                    return Err(BookError::Unsorted { index });
+                }
+                let score = (code / width).min(i32::MAX as u128) as i64 - self.max_score as i64;
+                if score > self.max_score as i64 {
+                    return Err(BookError::BadScore {
+                        index,
+                        score: score as i32,
+                    });
+                }
+                let best = (code % width) as u8;
+                if best == 0 {
+                    return Err(BookError::BadMove { index, column: 0 });
+                }
+                keys.push(key);
+                values.push(Entry {
+                    score: score as i8,
+                    best,
+                });
+            }
+        }
+        Ok((keys, values))
+    }
+}
+
 /// An opening book in memory: sorted keys with their entries.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Book {
@@ -301,34 +480,43 @@ impl Book {
         }
     }
 
-    /// Parses and checks a book file's bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
-        if bytes.len() < HEADER {
-            if bytes.len() < 8 || &bytes[..8] == MAGIC {
-                return Err(BookError::Truncated {
-                    expected: HEADER,
-                    found: bytes.len(),
-                });
+    /// The length of the book file that starts with `head` (its first 25 bytes, or all of a
+    /// shorter file), or why `head` is no book's start.
+    fn expected_len(head: &[u8]) -> Result<usize, BookError> {
+        let truncated = |expected| BookError::Truncated {
+            expected,
+            found: head.len(),
+        };
+        if head.len() < HEADER {
+            if head.len() < 8 || &head[..8] == MAGIC {
+                return Err(truncated(HEADER));
             }
             return Err(BookError::BadMagic);
         }
-        if &bytes[..8] != MAGIC {
+        if &head[..8] != MAGIC {
             return Err(BookError::BadMagic);
         }
-        let version = bytes[8];
-        if version != VERSION && version != VERSION_SCORES_ONLY {
+        let version = head[8];
+        let (width, height) = (head[9], head[10]);
+        if !(VERSION_SCORES_ONLY..=VERSION).contains(&version) {
             return Err(BookError::UnsupportedVersion(version));
         }
-        let with_moves = version == VERSION;
-        let (width, height) = (bytes[9], bytes[10]);
         if crate::board::Size::new(width as usize, height as usize).is_err() {
             return Err(BookError::BadSize { width, height });
         }
         let (w, h) = (width as usize, height as usize);
-        let depth = bytes[11] as u32;
-        let count = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
-        let stored = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
-        let expected = HEADER + count * entry_bytes(w, h, with_moves);
+        let count = u32::from_le_bytes(head[12..16].try_into().expect("4 bytes")) as usize;
+        if version < VERSION {
+            return Ok(HEADER + count * entry_bytes(w, h, version == VERSION_WHOLE_KEYS));
+        }
+        let bits = *head.get(HEADER).ok_or_else(|| truncated(HEADER + 1))?;
+        let packing = Packing::new(w, h, bits as u32).ok_or(BookError::BadBucketBits(bits))?;
+        Ok(HEADER + packing.body_bytes(count))
+    }
+
+    /// Parses and checks a book file's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
+        let expected = Book::expected_len(bytes)?;
         if bytes.len() < expected {
             return Err(BookError::Truncated {
                 expected,
@@ -341,12 +529,22 @@ impl Book {
                 found: bytes.len(),
             });
         }
+        let (version, w, h) = (bytes[8], bytes[9] as usize, bytes[10] as usize);
+        let depth = bytes[11] as u32;
+        let count = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+        let stored = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
         let body = &bytes[HEADER..];
         let computed = checksum(body);
         if computed != stored {
             return Err(BookError::Checksum { stored, computed });
         }
-        let (keys, values) = decode_entries(body, w, h, with_moves)?;
+        let (keys, values) = if version == VERSION {
+            Packing::new(w, h, body[0] as u32)
+                .ok_or(BookError::BadBucketBits(body[0]))?
+                .decode(body, count)?
+        } else {
+            decode_entries(body, w, h, version == VERSION_WHOLE_KEYS)?
+        };
         let max_moves = keys
             .iter()
             .map(|&k| key_discs(k, w, h))
@@ -370,25 +568,17 @@ impl Book {
         let mut f = std::fs::File::open(path).map_err(io)?;
         let mut bytes = Vec::new();
         (&mut f)
-            .take(HEADER as u64)
+            .take(HEADER as u64 + 1)
             .read_to_end(&mut bytes)
             .map_err(io)?;
-        if bytes.len() < HEADER {
-            return Book::from_bytes(&bytes);
-        }
-        // a header alone parses as a book of no entries, or tells how long the book must be
-        let expected = match Book::from_bytes(&bytes) {
-            Err(BookError::Truncated { expected, .. }) => expected as u64,
-            Err(
-                e @ (BookError::BadMagic
-                | BookError::UnsupportedVersion(_)
-                | BookError::BadSize { .. }),
-            ) => return Err(e),
-            _ => HEADER as u64,
+        let expected = match Book::expected_len(&bytes) {
+            Ok(expected) => expected,
+            Err(BookError::Truncated { .. }) => return Book::from_bytes(&bytes),
+            Err(e) => return Err(e),
         };
         // one byte more than expected, to tell trailing bytes
         (&mut f)
-            .take(expected + 1 - HEADER as u64)
+            .take((expected + 1).saturating_sub(bytes.len()) as u64)
             .read_to_end(&mut bytes)
             .map_err(io)?;
         Book::from_bytes(&bytes).map_err(|e| match e {
@@ -419,7 +609,11 @@ impl Book {
 
     /// The file image (see the module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let body = encode_entries(self.width, self.height, &self.keys, &self.values);
+        self.image(Packing::smallest(self.width, self.height, self.keys.len()))
+    }
+
+    fn image(&self, packing: Packing) -> Vec<u8> {
+        let body = packing.encode(&self.keys, &self.values);
         let mut out = Vec::with_capacity(HEADER + body.len());
         out.extend_from_slice(MAGIC);
         out.push(VERSION);
@@ -548,4 +742,97 @@ pub fn position_from_key<const W: usize, const H: usize>(key: u64) -> Option<Pos
     let p = Position::<W, H>::from_raw(current, mask);
     debug_assert_eq!(p.key(), key);
     Some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Size;
+    use proptest::prelude::*;
+
+    /// Sorted distinct keys of a board's key width, with entries of every score and column.
+    fn table(size: Size, raw: &[(u64, i8, u8)]) -> (Vec<u64>, Vec<Entry>) {
+        let (w, h) = (size.width(), size.height());
+        let bits = w * (h + 1);
+        let max = (w * h).div_ceil(2) as i32;
+        let mut rows: Vec<(u64, Entry)> = raw
+            .iter()
+            .map(|&(k, s, b)| {
+                let key = if bits == 64 { k } else { k & ((1 << bits) - 1) };
+                let score = (s as i32).rem_euclid(2 * max + 1) - max;
+                let best = b % w as u8 + 1;
+                (key, Entry::new(score, Some(best as usize - 1)))
+            })
+            .collect();
+        rows.sort_unstable_by_key(|r| r.0);
+        rows.dedup_by_key(|r| r.0);
+        rows.into_iter().unzip()
+    }
+
+    proptest! {
+        /// Every packing the format allows reads back what was written, on every board.
+        #[test]
+        fn every_packing_reads_back(
+            size in 0..Size::all().count(),
+            raw in proptest::collection::vec(any::<(u64, i8, u8)>(), 0..200),
+            bits in 0..=MAX_BUCKET_BITS.min(12),
+        ) {
+            let size = Size::all().nth(size).unwrap();
+            let (keys, values) = table(size, &raw);
+            let (w, h) = (size.width(), size.height());
+            let packing = Packing::new(w, h, bits).unwrap();
+            let body = packing.encode(&keys, &values);
+            prop_assert_eq!(body.len(), packing.body_bytes(keys.len()));
+            prop_assert_eq!(packing.decode(&body, keys.len()), Ok((keys, values)));
+        }
+    }
+
+    /// The writer's choice on 7x6 for the sizes the shipped book has had and may have:
+    /// 5-byte entries and 2^18 buckets, against 9 bytes an entry in version 2; below a million
+    /// entries the table costs more than it saves.
+    #[test]
+    fn a_7x6_book_of_millions_packs_five_bytes_an_entry() {
+        for count in [1_389_385, 2_500_000, 40_000_000] {
+            let p = Packing::smallest(7, 6, count);
+            assert_eq!((p.bucket_bits(), p.entry_bytes()), (18, 5), "{count}");
+        }
+        assert_eq!(Packing::smallest(7, 6, 1_000_000).entry_bytes(), 6);
+        // a small book needs no table worth the name
+        assert!(Packing::smallest(5, 4, 1000).bucket_bits() <= 8);
+        // the largest key (8x7: 64 bits) with 0 bucket bits still fits
+        let p = Packing::new(8, 7, 0).unwrap();
+        assert_eq!(p.entry_bytes(), (64 + 10usize).div_ceil(8));
+        assert_eq!(Packing::new(7, 6, MAX_BUCKET_BITS + 1), None);
+    }
+
+    /// A bucket table that does not start at 0, goes back or runs past the entries is refused,
+    /// as are more bucket bits than the board's key has (the checksum made right each time).
+    #[test]
+    fn a_damaged_bucket_table_is_refused() {
+        let entries = (0..100u64)
+            .map(|i| (i << 40 | i, Entry::new(i as i32 % 21, Some(3))))
+            .collect();
+        let book = Book::from_entries(7, 6, 9, entries);
+        let packing = Packing::new(7, 6, 4).unwrap();
+        let good = book.image(packing);
+        assert_eq!(Book::from_bytes(&good), Ok(book));
+        let start = |bytes: &mut Vec<u8>, bucket: usize, value: u32| {
+            let at = HEADER + 1 + 4 * bucket;
+            bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            let sum = checksum(&bytes[HEADER..]);
+            bytes[16..24].copy_from_slice(&sum.to_le_bytes());
+        };
+        for (bucket, value) in [(0, 1), (5, 101), (15, 0)] {
+            let mut bad = good.clone();
+            start(&mut bad, bucket, value);
+            assert_eq!(
+                Book::from_bytes(&bad),
+                Err(BookError::BadBuckets { bucket }),
+                "{bucket} {value}"
+            );
+        }
+        let mut bits = good.clone();
+        bits[HEADER] = 50;
+        assert_eq!(Book::from_bytes(&bits), Err(BookError::BadBucketBits(50)));
+    }
 }
