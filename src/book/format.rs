@@ -38,15 +38,14 @@
 //!                                    was stored as its mirror), C the bits of the largest
 //!                                    code (2S+1)*(W+1)-1 (a best of 0, no move, is
 //!                                    refused as in version 2)
-//!                 bits L+C ..        zero
+//!                 bits L+C ..        zero (else the code's score is impossible)
 //!               E = ceil((L+C)/8); T = 25 + 4*2^B
 //! ```
 //!
-//! On 7x6 a key has 49 bits and the code 9 (43 scores times 8); the
-//! writer picks the B that makes the file smallest ([`Packing::smallest`]): from 1.1 million
-//! entries on B = 18, so an entry is 5 bytes (31 key bits and the code) and the table 1 MiB. The
-//! buckets make the stored keys short without losing one bit: a book answers exactly or not
-//! at all.
+//! On 7x6 a key has 49 bits and the code 9 (43 scores times 8). The writer picks the B that
+//! makes the file smallest ([`Packing::smallest`]): from 1.1 million entries on B = 18, so an
+//! entry is 5 bytes (31 key bits and the code) and the table 1 MiB. The buckets make the stored
+//! keys short without losing one bit: a book answers exactly or not at all.
 //!
 //! Versions 1 and 2 stored each key whole, in K = ceil(W*(H+1)/8) bytes (7 on 7x6), followed
 //! by the score as an i8 and (version 2) the best move as a u8, from offset 24, the checksum
