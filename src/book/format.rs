@@ -50,11 +50,13 @@
 //! Versions 1 and 2 stored each key whole, in K = ceil(W*(H+1)/8) bytes (7 on 7x6), followed
 //! by the score as an i8 and (version 2) the best move as a u8, from offset 24, the checksum
 //! covering the entries: 9 bytes an entry on 7x6. A version-1 entry reads with no best move.
-//! In memory a book is its sorted keys, searched by binary search: no hashing, and a key is
-//! found exactly or not at all. A build in shards writes shard files first, with their own
+//! In memory a book is its format-3 image, searched where it lies: a key's top bits name its
+//! bucket, binary search on the low bits finds it in the bucket's few entries or not at all. The
+//! book built into the binary is used in place, checked once, never copied or decoded. A build in shards writes shard files first, with their own
 //! header and version-2 entries: their bytes are drawn in [`super::shard`].
 
 use crate::board::Position;
+use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -381,69 +383,171 @@ impl Packing {
         body
     }
 
-    /// Reads the bytes from offset 24 on (their length checked by the caller against
-    /// [`Packing::body_bytes`]), checking the table, the order of the keys and every entry's
-    /// score and move.
-    fn decode(&self, body: &[u8], count: usize) -> Result<(Vec<u64>, Vec<Entry>), BookError> {
-        let table = &body[1..1 + self.table_bytes()];
-        let starts: Vec<usize> = table
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
-            .collect();
-        for (bucket, &start) in starts.iter().enumerate() {
-            let previous = if bucket == 0 { 0 } else { starts[bucket - 1] };
+    /// Where bucket `bucket`'s entries start in `body` (the bytes from offset 24 on).
+    fn start(&self, body: &[u8], bucket: usize) -> usize {
+        let at = 1 + 4 * bucket;
+        u32::from_le_bytes(body[at..at + 4].try_into().expect("4 bytes")) as usize
+    }
+
+    /// Where bucket `bucket`'s entries end: where the next one's start, or at `count`.
+    fn end(&self, body: &[u8], bucket: usize, count: usize) -> usize {
+        if bucket + 1 < 1 << self.bucket_bits {
+            self.start(body, bucket + 1)
+        } else {
+            count
+        }
+    }
+
+    /// Entry `index` of `body` as one integer: the key's low bits, then the code.
+    fn packed(&self, body: &[u8], index: usize) -> u128 {
+        let size = self.entry_bytes();
+        let at = 1 + self.table_bytes() + index * size;
+        let mut bytes = [0u8; 16];
+        bytes[..size].copy_from_slice(&body[at..at + size]);
+        u128::from_le_bytes(bytes)
+    }
+
+    /// The score and move of a code, unchecked (see [`Packing::check`]).
+    fn entry(&self, code: u128) -> Entry {
+        // codes have a few bits (9 on 7x6): no 128-bit division
+        let (code, width) = (code as u64, self.width as u64 + 1);
+        Entry {
+            score: ((code / width) as i64 - self.max_score as i64) as i8,
+            best: (code % width) as u8,
+        }
+    }
+
+    /// Every `(key, code)` of `body`, by key.
+    fn codes<'a>(&'a self, body: &'a [u8], count: usize) -> impl Iterator<Item = (u64, u128)> + 'a {
+        (0..1usize << self.bucket_bits).flat_map(move |bucket| {
+            let high = (bucket as u128) << self.low_bits();
+            (self.start(body, bucket)..self.end(body, bucket, count)).map(move |index| {
+                let packed = self.packed(body, index);
+                (
+                    (high | (packed & self.low_mask())) as u64,
+                    packed >> self.low_bits(),
+                )
+            })
+        })
+    }
+
+    /// Checks the bytes from offset 24 on (their length checked by the caller against
+    /// [`Packing::body_bytes`]): the table, the order of the keys and every entry's score and
+    /// move. Returns the most discs of an entry's position (one pass: the engine does this
+    /// at every start).
+    fn check(&self, body: &[u8], count: usize, height: usize) -> Result<u32, BookError> {
+        let mut previous = 0;
+        for bucket in 0..1usize << self.bucket_bits {
+            let start = self.start(body, bucket);
             if start > count || start < previous || (bucket == 0 && start != 0) {
                 return Err(BookError::BadBuckets { bucket });
             }
+            previous = start;
         }
-        let size = self.entry_bytes();
-        let entries = &body[1 + self.table_bytes()..];
-        let width = self.width as u128 + 1;
-        let mut keys = Vec::with_capacity(count);
-        let mut values = Vec::with_capacity(count);
-        for (bucket, &start) in starts.iter().enumerate() {
-            let end = starts.get(bucket + 1).copied().unwrap_or(count);
-            for index in start..end {
-                let mut bytes = [0u8; 16];
-                bytes[..size].copy_from_slice(&entries[index * size..(index + 1) * size]);
-                let packed = u128::from_le_bytes(bytes);
-                let key = ((bucket as u128) << self.low_bits() | (packed & self.low_mask())) as u64;
-                let code = packed >> self.low_bits();
-                if keys.last().is_some_and(|&last| last >= key) {
-                    return Err(BookError::Unsorted { index });
-                }
-                let score = (code / width).min(i32::MAX as u128) as i64 - self.max_score as i64;
-                if score > self.max_score as i64 {
-                    return Err(BookError::BadScore {
-                        index,
-                        score: score as i32,
-                    });
-                }
-                let best = (code % width) as u8;
-                if best == 0 {
-                    return Err(BookError::BadMove { index, column: 0 });
-                }
-                keys.push(key);
-                values.push(Entry {
-                    score: score as i8,
-                    best,
+        let (mut last, mut most) = (None, 0);
+        for (index, (key, code)) in self.codes(body, count).enumerate() {
+            if last.is_some_and(|last| last >= key) {
+                return Err(BookError::Unsorted { index });
+            }
+            last = Some(key);
+            let score = (code / (self.width as u128 + 1)).min(i32::MAX as u128) as i64
+                - self.max_score as i64;
+            if score > self.max_score as i64 {
+                return Err(BookError::BadScore {
+                    index,
+                    score: score as i32,
                 });
             }
+            if self.entry(code).best == 0 {
+                return Err(BookError::BadMove { index, column: 0 });
+            }
+            most = most.max(key_discs(key, self.width, height));
         }
-        Ok((keys, values))
+        Ok(most)
+    }
+
+    /// The entry of `key` in `body`, if it is there: its bucket's entries searched by binary
+    /// search on the low bits.
+    fn find(&self, body: &[u8], count: usize, key: u64) -> Option<Entry> {
+        if self.key_bits < 64 && key >> self.key_bits != 0 {
+            return None;
+        }
+        let bucket = self.bucket(key);
+        let low = key as u128 & self.low_mask();
+        let (mut lo, mut hi) = (self.start(body, bucket), self.end(body, bucket, count));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let packed = self.packed(body, mid);
+            match (packed & self.low_mask()).cmp(&low) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(self.entry(packed >> self.low_bits())),
+            }
+        }
+        None
     }
 }
 
-/// An opening book in memory: sorted keys with their entries.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An opening book in memory: its file image in format 3, looked up where it lies (a key's
+/// bucket, then binary search), so the book built into the binary is neither copied nor decoded.
+/// A book read from an older version, or made from entries, is packed first.
+#[derive(Clone)]
 pub struct Book {
     width: usize,
     height: usize,
     depth: u32,
     /// Discs of the deepest entry (past `depth`: a main line, a deeper build's results).
     max_moves: u32,
-    keys: Vec<u64>,
-    values: Vec<Entry>,
+    count: usize,
+    packing: Packing,
+    /// The whole file image, header included; in memory an entry's best move may be 0 (a
+    /// version-1 book, a build under way), which a file of version 3 refuses.
+    image: Cow<'static, [u8]>,
+}
+
+/// The file image of sorted distinct `keys` and their `values`, packed by `packing`.
+fn file_image(
+    (width, height, depth): (usize, usize, u32),
+    packing: Packing,
+    keys: &[u64],
+    values: &[Entry],
+) -> Vec<u8> {
+    let body = packing.encode(keys, values);
+    let mut out = Vec::with_capacity(HEADER + body.len());
+    out.extend_from_slice(MAGIC);
+    out.push(VERSION);
+    out.push(width as u8);
+    out.push(height as u8);
+    out.push(depth as u8);
+    out.extend_from_slice(&(keys.len() as u32).to_le_bytes());
+    out.extend_from_slice(&checksum(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Two books are equal when they hold the same entries, however packed.
+impl PartialEq for Book {
+    fn eq(&self, other: &Book) -> bool {
+        (self.width, self.height, self.depth, self.count)
+            == (other.width, other.height, other.depth, other.count)
+            && self.values().eq(other.values())
+    }
+}
+
+impl Eq for Book {}
+
+/// A book's size, not its megabytes of entries.
+impl fmt::Debug for Book {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Book")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("depth", &self.depth)
+            .field("max_moves", &self.max_moves)
+            .field("len", &self.count)
+            .field("bucket_bits", &self.packing.bucket_bits)
+            .finish()
+    }
 }
 
 /// Discs on the board of a position key (see [`position_from_key`]).
@@ -469,13 +573,16 @@ impl Book {
             .iter()
             .map(|e| key_discs(e.0, width, height))
             .fold(depth, u32::max);
+        let (keys, values): (Vec<u64>, Vec<Entry>) = entries.into_iter().unzip();
+        let packing = Packing::smallest(width, height, keys.len());
         Book {
             width,
             height,
             depth,
             max_moves,
-            keys: entries.iter().map(|e| e.0).collect(),
-            values: entries.iter().map(|e| e.1).collect(),
+            count: keys.len(),
+            packing,
+            image: Cow::Owned(file_image((width, height, depth), packing, &keys, &values)),
         }
     }
 
@@ -515,7 +622,12 @@ impl Book {
 
     /// Parses and checks a book file's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
-        let expected = Book::expected_len(bytes)?;
+        Book::read(Cow::Owned(bytes.to_vec()))
+    }
+
+    /// Checks a book file's bytes, and keeps them if they are of the current version.
+    fn read(bytes: Cow<'static, [u8]>) -> Result<Book, BookError> {
+        let expected = Book::expected_len(&bytes)?;
         if bytes.len() < expected {
             return Err(BookError::Truncated {
                 expected,
@@ -537,24 +649,26 @@ impl Book {
         if computed != stored {
             return Err(BookError::Checksum { stored, computed });
         }
-        let (keys, values) = if version == VERSION {
-            Packing::new(w, h, body[0] as u32)
-                .ok_or(BookError::BadBucketBits(body[0]))?
-                .decode(body, count)?
-        } else {
-            decode_entries(body, w, h, version == VERSION_WHOLE_KEYS)?
-        };
-        let max_moves = keys
-            .iter()
-            .map(|&k| key_discs(k, w, h))
-            .fold(depth, u32::max);
+        if version != VERSION {
+            let (keys, values) = decode_entries(body, w, h, version == VERSION_WHOLE_KEYS)?;
+            return Ok(Book::from_entries(
+                w,
+                h,
+                depth,
+                keys.into_iter().zip(values).collect(),
+            ));
+        }
+        let packing =
+            Packing::new(w, h, body[0] as u32).ok_or(BookError::BadBucketBits(body[0]))?;
+        let max_moves = packing.check(body, count, h)?.max(depth);
         Ok(Book {
             width: w,
             height: h,
             depth,
             max_moves,
-            keys,
-            values,
+            count,
+            packing,
+            image: bytes,
         })
     }
 
@@ -580,7 +694,7 @@ impl Book {
             .take((expected + 1).saturating_sub(bytes.len()) as u64)
             .read_to_end(&mut bytes)
             .map_err(io)?;
-        Book::from_bytes(&bytes).map_err(|e| match e {
+        Book::read(Cow::Owned(bytes)).map_err(|e| match e {
             BookError::TrailingBytes { expected, found } => BookError::TrailingBytes {
                 expected,
                 found: f
@@ -597,32 +711,38 @@ impl Book {
     /// which the test suite rules out.
     pub fn embedded() -> Option<Arc<Book>> {
         static BOOK: OnceLock<Option<Arc<Book>>> = OnceLock::new();
-        BOOK.get_or_init(|| Book::from_bytes(EMBEDDED_BYTES).ok().map(Arc::new))
+        BOOK.get_or_init(|| Book::read(Cow::Borrowed(EMBEDDED_BYTES)).ok().map(Arc::new))
             .clone()
     }
 
     /// The embedded book's parse result, for the test that it parses.
     pub fn embedded_result() -> Result<Book, BookError> {
-        Book::from_bytes(EMBEDDED_BYTES)
+        Book::read(Cow::Borrowed(EMBEDDED_BYTES))
     }
 
     /// The file image (see the module documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.image(Packing::smallest(self.width, self.height, self.keys.len()))
+        let smallest = Packing::smallest(self.width, self.height, self.count);
+        if self.packing == smallest {
+            // a file is read only if it is what the writer makes of its entries
+            self.image.to_vec()
+        } else {
+            self.image(smallest)
+        }
     }
 
     fn image(&self, packing: Packing) -> Vec<u8> {
-        let body = packing.encode(&self.keys, &self.values);
-        let mut out = Vec::with_capacity(HEADER + body.len());
-        out.extend_from_slice(MAGIC);
-        out.push(VERSION);
-        out.push(self.width as u8);
-        out.push(self.height as u8);
-        out.push(self.depth as u8);
-        out.extend_from_slice(&(self.keys.len() as u32).to_le_bytes());
-        out.extend_from_slice(&checksum(&body).to_le_bytes());
-        out.extend_from_slice(&body);
-        out
+        let (keys, values): (Vec<u64>, Vec<Entry>) = self.values().unzip();
+        file_image(
+            (self.width, self.height, self.depth),
+            packing,
+            &keys,
+            &values,
+        )
+    }
+
+    fn body(&self) -> &[u8] {
+        &self.image[HEADER..]
     }
 
     /// Writes the book to `path` through a temporary file, so a reader never sees half a book.
@@ -652,24 +772,23 @@ impl Book {
     }
 
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.count == 0
     }
 
     /// `(symmetric key, score)` of every entry, by key.
     pub fn entries(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
-        self.keys
-            .iter()
-            .zip(&self.values)
-            .map(|(&k, e)| (k, e.score as i32))
+        self.values().map(|(k, e)| (k, e.score as i32))
     }
 
     /// `(symmetric key, entry)` of every entry, by key.
     pub fn values(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
-        self.keys.iter().copied().zip(self.values.iter().copied())
+        self.packing
+            .codes(self.body(), self.count)
+            .map(|(k, code)| (k, self.packing.entry(code)))
     }
 
     /// The score stored under a symmetric key.
@@ -679,7 +798,7 @@ impl Book {
 
     /// The entry stored under a symmetric key.
     pub fn entry_key(&self, key: u64) -> Option<Entry> {
-        self.keys.binary_search(&key).ok().map(|i| self.values[i])
+        self.packing.find(self.body(), self.count, key)
     }
 
     /// Whether the book is for positions of this size and may hold one with this many discs.
@@ -782,7 +901,21 @@ mod tests {
             let packing = Packing::new(w, h, bits).unwrap();
             let body = packing.encode(&keys, &values);
             prop_assert_eq!(body.len(), packing.body_bytes(keys.len()));
-            prop_assert_eq!(packing.decode(&body, keys.len()), Ok((keys, values)));
+            let n = keys.len();
+            let most = keys.iter().map(|&k| key_discs(k, w, h)).max().unwrap_or(0);
+            prop_assert_eq!(packing.check(&body, n, h), Ok(most));
+            let read: Vec<(u64, Entry)> =
+                packing.codes(&body, n).map(|(k, c)| (k, packing.entry(c))).collect();
+            prop_assert_eq!(&read, &keys.iter().copied().zip(values.iter().copied()).collect::<Vec<_>>());
+            // every key is found where it lies, and its neighbours that are not keys are not
+            for (&k, &e) in keys.iter().zip(&values) {
+                prop_assert_eq!(packing.find(&body, n, k), Some(e));
+                for other in [k.wrapping_sub(1), k.wrapping_add(1), k ^ 1 << 40] {
+                    if keys.binary_search(&other).is_err() {
+                        prop_assert_eq!(packing.find(&body, n, other), None);
+                    }
+                }
+            }
         }
     }
 
@@ -814,7 +947,15 @@ mod tests {
         let book = Book::from_entries(7, 6, 9, entries);
         let packing = Packing::new(7, 6, 4).unwrap();
         let good = book.image(packing);
-        assert_eq!(Book::from_bytes(&good), Ok(book));
+        let read = Book::from_bytes(&good).unwrap();
+        assert_eq!(read, book);
+        // a file read in place is written back as the writer packs it, whatever it was
+        assert_ne!(Packing::smallest(7, 6, 100), packing);
+        assert_eq!(read.to_bytes(), book.to_bytes());
+        assert_eq!(
+            Book::from_bytes(&book.to_bytes()).unwrap().to_bytes(),
+            book.to_bytes()
+        );
         let start = |bytes: &mut Vec<u8>, bucket: usize, value: u32| {
             let at = HEADER + 1 + 4 * bucket;
             bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
