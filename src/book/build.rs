@@ -15,7 +15,7 @@
 
 use super::journal::{journal_path, Journal};
 use super::shard::{shard_of, Shard, ShardError, ShardSpec};
-use super::{key_discs, orient, position_from_key, Book, Entry};
+use super::{key_discs, position_from_key, Book, Entry};
 use crate::board::{Position, Size};
 use crate::ordering::column_order;
 use crate::solver::Solver;
@@ -546,15 +546,22 @@ fn learn(known: &mut HashMap<u64, Entry>, key: u64, e: Entry) {
 }
 
 /// The entry of `p`, in the orientation of its symmetric key: its exact score (`known`, or
-/// solved) and its best move.
+/// solved) and its best move. The move is found in that orientation too: where two columns
+/// as near the centre keep the value, the one chosen must not depend on which mirror image
+/// was met first (the main line meets positions as played, a list as keyed).
 pub fn solve_entry<const W: usize, const H: usize>(
     solver: &mut Solver,
     p: &Position<W, H>,
     known: Option<i32>,
 ) -> Entry {
-    let score = known.unwrap_or_else(|| solver.solve(p).expect("no limits are set"));
-    let best = solver.best_column(p, score).expect("no limits are set");
-    Entry::new(score, best.map(|c| orient(c, W, p.symmetric_key().1)))
+    let p = if p.symmetric_key().1 {
+        p.mirrored()
+    } else {
+        *p
+    };
+    let score = known.unwrap_or_else(|| solver.solve(&p).expect("no limits are set"));
+    let best = solver.best_column(&p, score).expect("no limits are set");
+    Entry::new(score, best)
 }
 
 /// A book already at `out` (an earlier build, say to another depth) holds exact scores too.
