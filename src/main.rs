@@ -177,12 +177,20 @@ enum BookCmd {
     },
     /// Every position with DISCS discs whose game is not over, each mirror pair once, as move
     /// strings: depth-first from the empty board, centre column first (the order a build
-    /// solves them in). Candidates for `vier book select`.
+    /// solves them in). Candidates for `vier book select`. With --book, the positions a book
+    /// holds past its full width instead: the `--extra` list that builds it again.
     Positions {
-        #[arg(long)]
-        discs: u32,
+        /// The number of discs (with --book: only the book's positions with this many).
+        #[arg(long, required_unless_present = "book")]
+        discs: Option<u32>,
         #[arg(long, default_value = "7x6")]
         size: Size,
+        /// Only the positions in shard K of N (split by key, as `build --shard` splits).
+        #[arg(long)]
+        shard: Option<vier::book::shard::ShardSpec>,
+        /// List what this book holds past its depth, in key order (its size, not --size).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
     },
     /// Balanced openings for matches: the positions of a few plies that the book scores a draw
     /// or a narrow win, written as tools/openings.txt is.
@@ -352,14 +360,35 @@ fn book_command(cmd: BookCmd) -> io::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        BookCmd::Positions { discs, size } => {
-            if discs as usize >= size.width() * size.height() {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("{discs} discs do not leave a move on {size}"),
-                ));
-            }
-            for m in vier::book::select::positions(size, discs) {
+        BookCmd::Positions {
+            discs,
+            size,
+            shard,
+            book,
+        } => {
+            let shard = shard.unwrap_or(vier::book::shard::ShardSpec::WHOLE);
+            let list = match (book, discs) {
+                (Some(file), discs) => {
+                    let book = cli::book::load(&file)?;
+                    vier::book::select::held_past_depth(&book, discs, shard)?
+                }
+                (None, Some(discs)) => {
+                    if discs as usize >= size.width() * size.height() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!("{discs} discs do not leave a move on {size}"),
+                        ));
+                    }
+                    vier::book::select::positions(size, discs, shard)
+                }
+                (None, None) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "--discs or --book: which positions to list",
+                    ))
+                }
+            };
+            for m in list {
                 writeln!(out, "{m}")?;
             }
             Ok(ExitCode::SUCCESS)

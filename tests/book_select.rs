@@ -7,8 +7,12 @@ mod common;
 use common::run_vier;
 use std::collections::HashSet;
 use vier::board::{Position, Size};
-use vier::book::build::enumerate;
-use vier::book::select::{positions, positions_with, proof_cost, select, SelectOptions};
+use vier::book::build::{build, enumerate, BuildOptions};
+use vier::book::select::{
+    held_past_depth, positions, positions_with, proof_cost, select, SelectOptions,
+};
+use vier::book::shard::ShardSpec;
+use vier::book::Book;
 use vier::solver::Solver;
 
 /// Positions of 7x6 after 0 to 6 plies (OEIS A212693); no game ends before the 7th disc, so
@@ -32,7 +36,7 @@ fn candidates_are_every_position_of_the_ply_once() {
     // and past the first fours: the ply a build solves, no more, no less
     for (size, d) in [("7x6", 8), ("5x4", 9), ("6x5", 10)] {
         let size: Size = size.parse().unwrap();
-        let list = positions(size, d);
+        let list = positions(size, d, ShardSpec::WHOLE);
         let keys: HashSet<u64> = vier::with_size!(size, {
             list.iter()
                 .map(|m| {
@@ -49,6 +53,118 @@ fn candidates_are_every_position_of_the_ply_once() {
         assert_eq!(list.len(), keys.len(), "{size} {d}: repeats");
         assert_eq!(keys, ply, "{size} {d}");
     }
+}
+
+/// The shards of a ply split it: each position in one of them, by the key rule of `build --shard`.
+#[test]
+fn the_shards_of_a_ply_split_it() {
+    let size: Size = "6x5".parse().unwrap();
+    let whole = positions(size, 7, ShardSpec::WHOLE);
+    let mut seen = HashSet::new();
+    for k in 0..5 {
+        let spec = ShardSpec::new(k, 5).unwrap();
+        let part = positions(size, 7, spec);
+        // a fair share of the ply (a split by key, not by order)
+        assert!(part.len() > whole.len() / 10, "{k}: {}", part.len());
+        for m in part {
+            let key = Position::<6, 5>::from_moves(&m).unwrap().symmetric_key().0;
+            assert!(spec.holds::<6, 5>(key), "{m}");
+            assert!(seen.insert(m), "in two shards");
+        }
+    }
+    assert_eq!(seen, whole.into_iter().collect::<HashSet<_>>());
+}
+
+/// What a book holds past its full width lists back as the `--extra` list that builds it again,
+/// byte for byte, main line and all; so a layer can be added to a book in pieces, each build
+/// given the book's own list and the new piece.
+#[test]
+fn a_books_list_past_its_depth_builds_it_again() {
+    let dir = std::env::temp_dir().join(format!("vier-held-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ply7 = positions_with::<5, 4>(7);
+    let (first, second): (Vec<String>, Vec<String>) = (
+        ply7.iter().step_by(7).cloned().collect(),
+        ply7.iter().skip(3).step_by(7).cloned().collect(),
+    );
+    let opts = |out: &str, extra: Vec<String>| BuildOptions {
+        size: "5x4".parse().unwrap(),
+        depth: 4,
+        threads: 2,
+        hash_mb: 4,
+        out: dir.join(out),
+        line: 9,
+        extra,
+        book: None,
+    };
+    let a = build(&opts("a.book", first.clone()), &mut std::io::sink()).unwrap();
+    let held = held_past_depth(&a, None, ShardSpec::WHOLE).unwrap();
+    // the listed positions and the main line's
+    assert!(held.len() > first.len(), "{} {}", held.len(), first.len());
+    let again = build(&opts("again.book", held.clone()), &mut std::io::sink()).unwrap();
+    same_bytes(&again, &a);
+    // a second piece over the first: the same book as both at once
+    let both: Vec<String> = first.iter().chain(&second).cloned().collect();
+    let at_once = build(&opts("once.book", both), &mut std::io::sink()).unwrap();
+    std::fs::copy(dir.join("a.book"), dir.join("pieces.book")).unwrap();
+    let more: Vec<String> = held.iter().chain(&second).cloned().collect();
+    let pieces = build(&opts("pieces.book", more), &mut std::io::sink()).unwrap();
+    same_bytes(&pieces, &at_once);
+    assert!(pieces.len() > a.len());
+    // the command lists the same, and filters by discs and shard
+    let file = dir.join("a.book");
+    let listed = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["book", "positions", "--book", file.to_str().unwrap()];
+        all.extend(args);
+        let o = run_vier(&all, "");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(listed(&[]), held);
+    let sevens = listed(&["--discs", "7"]);
+    assert_eq!(
+        sevens.iter().collect::<HashSet<_>>(),
+        held.iter().filter(|m| m.len() == 7).collect::<HashSet<_>>()
+    );
+    let halves: Vec<Vec<String>> = ["0/2", "1/2"]
+        .iter()
+        .map(|s| listed(&["--shard", s]))
+        .collect();
+    assert_eq!(halves[0].len() + halves[1].len(), held.len());
+    assert!(!halves[0].is_empty() && !halves[1].is_empty());
+    // a file that is not a book is refused
+    let o = run_vier(
+        &[
+            "book",
+            "positions",
+            "--book",
+            dir.join("none.book").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(o.stdout.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same file: the first entries that differ if any (a whole file is too long to print).
+fn same_bytes(a: &Book, b: &Book) {
+    let diff: Vec<_> = a
+        .values()
+        .zip(b.values())
+        .filter(|(x, y)| x != y)
+        .take(5)
+        .collect();
+    assert!(diff.is_empty(), "entries differ: {diff:?}");
+    assert!(
+        a.to_bytes() == b.to_bytes(),
+        "{} and {} entries",
+        a.len(),
+        b.len()
+    );
 }
 
 /// Every eighth position of 6x5 with 6 discs (about 500): proofs of a few thousand nodes, some

@@ -8,6 +8,8 @@
 //! position and the budget alone: the same list whatever the threads or the order.
 
 use crate::board::{Position, Size};
+use crate::book::shard::ShardSpec;
+use crate::book::{key_discs, position_from_key, Book};
 use crate::ordering::column_order;
 use crate::solver::Solver;
 use crate::with_size;
@@ -194,7 +196,47 @@ pub fn positions_with<const W: usize, const H: usize>(discs: u32) -> Vec<String>
     out
 }
 
-/// [`positions_with`] for a board size known at run time.
-pub fn positions(size: Size, discs: u32) -> Vec<String> {
-    with_size!(size, positions_with::<W, H>(discs))
+/// [`positions_with`] for a board size known at run time, only those in `shard`.
+pub fn positions(size: Size, discs: u32, shard: ShardSpec) -> Vec<String> {
+    with_size!(size, {
+        let mut list = positions_with::<W, H>(discs);
+        if shard != ShardSpec::WHOLE {
+            list.retain(|m| {
+                let p = Position::<W, H>::from_moves(m).expect("listed from play");
+                shard.holds::<W, H>(p.symmetric_key().0)
+            });
+        }
+        list
+    })
+}
+
+/// The positions `book` holds past its full width (with `discs`, only those with that many), in
+/// shard `shard`, as move strings in key order: the `build --extra` list that makes the book
+/// again, so that a layer can be added to it in pieces.
+pub fn held_past_depth(
+    book: &Book,
+    discs: Option<u32>,
+    shard: ShardSpec,
+) -> io::Result<Vec<String>> {
+    let size = Size::new(book.width(), book.height())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    with_size!(size, {
+        let mut list = Vec::new();
+        for (k, _) in book.entries() {
+            let d = key_discs(k, W, H);
+            if d <= book.depth() || discs.is_some_and(|n| n != d) || !shard.holds::<W, H>(k) {
+                continue;
+            }
+            let m = position_from_key::<W, H>(k)
+                .and_then(|p| p.to_move_string())
+                .ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("the book's key {k:#x} is no position reached by play"),
+                    )
+                })?;
+            list.push(m);
+        }
+        Ok(list)
+    })
 }
