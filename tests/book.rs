@@ -615,24 +615,37 @@ fn the_book_answers_a_leaf_with_its_best_move() {
 
 /// What the issue asks of the book (every position answered with a move that keeps its value at
 /// 10 ms) holds where the book reaches: on every position of the main line and on a seeded
-/// sample of random-game positions with up to 12 discs, a search of 20,000 nodes (about 4 ms,
-/// a node limit so that the test does not depend on the machine) plays a move that keeps the
-/// position's value: its exact score where the book holds the position, its win, draw or loss
-/// where the engine proves it. At 10 to 12 discs the book holds the positions whose proof costs
-/// more than that (`vier book select`); past 12 discs this is still the goal.
+/// sample of random-game positions with up to 12 discs, and with 13 discs in the pieces of that
+/// ply the book holds (shards of 16, by key), a search of 20,000 nodes (about 4 ms, a node limit
+/// so that the test does not depend on the machine) plays a move that keeps the position's
+/// value: its exact score where the book holds the position, its win, draw or loss where the
+/// engine proves it. At 10 to 13 discs the book holds the positions whose proof costs more than
+/// that (`vier book select`); past them this is still the goal.
 #[test]
 fn book_positions_keep_their_value_at_a_few_milliseconds() {
     let book = std::sync::Arc::new(shipped());
+    // the pieces of the 13-disc ply in the book: the shards with more than the main line's few
+    let mut per_shard = [0usize; 16];
+    for (k, _) in book.entries() {
+        if vier::book::key_discs(k, 7, 6) == 13 {
+            per_shard[vier::book::shard::shard_of::<7, 6>(k, 16) as usize] += 1;
+        }
+    }
+    let pieces: Vec<usize> = (0..16).filter(|&k| per_shard[k] > 1000).collect();
+    assert!(
+        !pieces.is_empty(),
+        "no piece of the 13-disc ply: {per_shard:?}"
+    );
     let line = "44444432655555323";
     let mut positions: Vec<String> = (0..line.len()).map(|n| line[..n].to_string()).collect();
     let mut rng = 0x5eed_u64;
-    while positions.len() < line.len() + 240 {
+    while positions.len() < line.len() + 300 {
         rng = rng
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        // three quarters of them with 10 to 12 discs, the plies the book holds only in part
-        let discs = match positions.len() % 4 {
-            3 => 1 + (rng >> 33) % 9,
+        // four fifths of them with 10 to 13 discs, the plies the book holds only in part
+        let discs = match positions.len() % 5 {
+            4 => 1 + (rng >> 33) % 9,
             k => 10 + k as u64,
         };
         let mut p = P::new();
@@ -646,7 +659,11 @@ fn book_positions_keep_their_value_at_a_few_milliseconds() {
             p.play_col(c);
             moves.push_str(&(c + 1).to_string());
         }
-        if !p.is_game_over() {
+        let in_pieces = || {
+            let key = p.symmetric_key().0;
+            pieces.contains(&(vier::book::shard::shard_of::<7, 6>(key, 16) as usize))
+        };
+        if !p.is_game_over() && (p.moves() != 13 || in_pieces()) {
             positions.push(moves);
         }
     }
@@ -662,7 +679,7 @@ fn book_positions_keep_their_value_at_a_few_milliseconds() {
     let mut solver = Solver::new(64);
     solver.set_book(Some(book.clone()));
     // positions off the book, by discs
-    let mut off_book = [0; 13];
+    let mut off_book = [0; 14];
     for m in &positions {
         let p = P::from_moves(m).unwrap();
         searcher.clear();
@@ -683,8 +700,8 @@ fn book_positions_keep_their_value_at_a_few_milliseconds() {
             }
         }
     }
-    // both kinds of position at 10, 11 and 12 discs: in the book, and proven by the search
-    for discs in [10, 11, 12] {
+    // both kinds of position at 10 to 13 discs: in the book, and proven by the search
+    for discs in [10, 11, 12, 13] {
         assert!(
             (10..55).contains(&off_book[discs]),
             "{} of 60 with {discs} discs off the book",
