@@ -156,18 +156,32 @@ fn select_sized<const W: usize, const H: usize>(
 /// from the empty board, centre column first, so that neighbours share their first moves.
 /// These are the candidates of a ply (and the ply a full-width build solves, in this order).
 pub fn positions_with<const W: usize, const H: usize>(discs: u32) -> Vec<String> {
+    ply_in::<W, H>(discs, ShardSpec::WHOLE)
+}
+
+/// [`positions_with`] for a board size known at run time, only those in `shard`.
+pub fn positions(size: Size, discs: u32, shard: ShardSpec) -> Vec<String> {
+    with_size!(size, ply_in::<W, H>(discs, shard))
+}
+
+/// The positions of [`positions_with`] in `shard`, in the same order.
+fn ply_in<const W: usize, const H: usize>(discs: u32, shard: ShardSpec) -> Vec<String> {
     fn walk<const W: usize, const H: usize>(
         p: &Position<W, H>,
         moves: &mut String,
         discs: u32,
+        shard: ShardSpec,
         seen: &mut [HashSet<u64>],
         out: &mut Vec<String>,
     ) {
-        if !seen[p.moves() as usize].insert(p.symmetric_key().0) {
+        let key = p.symmetric_key().0;
+        if !seen[p.moves() as usize].insert(key) {
             return;
         }
         if p.moves() == discs {
-            out.push(moves.clone());
+            if shard.holds::<W, H>(key) {
+                out.push(moves.clone());
+            }
             return;
         }
         for c in column_order::<W>() {
@@ -176,7 +190,7 @@ pub fn positions_with<const W: usize, const H: usize>(discs: u32) -> Vec<String>
                 q.play_col(c);
                 if !q.is_full() {
                     moves.push(char::from_digit(c as u32 + 1, 10).expect("at most 9 columns"));
-                    walk(&q, moves, discs, seen, out);
+                    walk(&q, moves, discs, shard, seen, out);
                     moves.pop();
                 }
             }
@@ -189,25 +203,12 @@ pub fn positions_with<const W: usize, const H: usize>(discs: u32) -> Vec<String>
             &Position::<W, H>::new(),
             &mut String::new(),
             discs,
+            shard,
             &mut seen,
             &mut out,
         );
     }
     out
-}
-
-/// [`positions_with`] for a board size known at run time, only those in `shard`.
-pub fn positions(size: Size, discs: u32, shard: ShardSpec) -> Vec<String> {
-    with_size!(size, {
-        let mut list = positions_with::<W, H>(discs);
-        if shard != ShardSpec::WHOLE {
-            list.retain(|m| {
-                let p = Position::<W, H>::from_moves(m).expect("listed from play");
-                shard.holds::<W, H>(p.symmetric_key().0)
-            });
-        }
-        list
-    })
 }
 
 /// The positions `book` holds past its full width (with `discs`, only those with that many), in
