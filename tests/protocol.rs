@@ -1054,7 +1054,10 @@ fn hash_up_to_the_machine_memory() {
         (machine / 4).max(2)
     ));
     assert_eq!(e.sync(), Vec::<String>::new());
-    let lines = e.search("position startpos moves 4453", "go depth 8");
+    // A search of a few nodes: a probe of a large table may be the first touch of its 2 MB page,
+    // which costs 5-40 ms on a virtual machine whose host backs memory lazily (depth 8, with
+    // the solver's 133k nodes, took 23 s at 6 GB under load; 70 ms at the default size).
+    let lines = e.search("position startpos moves 4453", "go nodes 100");
     legal_bestmove(&lines, "4453");
 }
 
