@@ -700,10 +700,11 @@ fn book_positions_keep_their_value_at_a_few_milliseconds() {
             }
         }
     }
-    // both kinds of position at 10 to 13 discs: in the book, and proven by the search
+    // both kinds of position at 10 to 13 discs, at least 3 of 60 each: in the book, and proven
+    // by the search (the book holds about 13% of the 13-disc positions in a built piece)
     for discs in [10, 11, 12, 13] {
         assert!(
-            (10..55).contains(&off_book[discs]),
+            (3..58).contains(&off_book[discs]),
             "{} of 60 with {discs} discs off the book",
             off_book[discs]
         );
