@@ -7,7 +7,9 @@
 //! Nothing here reads a clock, so every rule is unit-tested with plain numbers.
 //!
 //! Rules:
-//! * `movetime T`: used almost fully, never exceeded: `soft = hard = T - overhead` (at least 1 ms).
+//! * `movetime T`: used almost fully, never exceeded: `soft = hard = T - min(overhead, T / 5)` (at
+//!   least 1 ms). The cap keeps a short movetime a search: with the default 10 ms overhead,
+//!   `movetime 10` would otherwise leave nothing, and it gets 8 ms.
 //! * a clock (`remaining`, `increment`, `movestogo`): the target is a share of the remaining time
 //!   (`remaining / moves_to_go`) plus the increment; `soft = target / 2`,
 //!   `hard = min(3 * target, available)` where `available = remaining - overhead`, so a move never
@@ -40,7 +42,8 @@ pub struct TimeLimit {
     /// How many moves the side to move can still make in this game at most (its discs left); used
     /// as the share divisor when `movestogo` is absent. 0 is treated as 1.
     pub own_moves_left: u32,
-    /// `MoveOverhead` in ms: subtracted from everything, for the GUI's and the pipe's delays.
+    /// `MoveOverhead` in ms: kept back for the GUI's and the pipe's delays (from a movetime, at
+    /// most a fifth of it).
     pub overhead_ms: u64,
 }
 
@@ -60,7 +63,8 @@ impl TimeLimit {
     pub fn deadlines(&self) -> Deadlines {
         let overhead = self.overhead_ms as i128;
         let by_movetime = self.movetime_ms.map(|t| {
-            let ms = clamp_ms(t as i128 - overhead);
+            let t = t as i128;
+            let ms = clamp_ms(t - overhead.min(t / 5));
             (ms, ms)
         });
         let by_clock = self.clock.map(|c| {
@@ -128,7 +132,21 @@ mod tests {
         };
         let d = t.deadlines();
         assert_eq!((ms(d.soft), ms(d.hard)), (90, 90));
-        for (movetime, overhead) in [(0, 10), (5, 10), (-50, 0), (i64::MIN, 10), (1, 0)] {
+        // a short movetime keeps four fifths of itself, whatever the overhead
+        for (movetime, overhead, kept) in [(10, 10, 8), (20, 10, 16), (50, 10, 40), (50, 5, 45)] {
+            let d = TimeLimit {
+                movetime_ms: Some(movetime),
+                overhead_ms: overhead,
+                ..Default::default()
+            }
+            .deadlines();
+            assert_eq!(
+                (ms(d.soft), ms(d.hard)),
+                (kept, kept),
+                "movetime {movetime}"
+            );
+        }
+        for (movetime, overhead) in [(0, 10), (1, 10), (-50, 0), (i64::MIN, 10), (1, 0)] {
             let d = TimeLimit {
                 movetime_ms: Some(movetime),
                 overhead_ms: overhead,
@@ -141,13 +159,14 @@ mod tests {
                 "movetime {movetime} overhead {overhead}"
             );
         }
+        // an absurd overhead takes a fifth at most; an absurd movetime is clamped, not overflowed
         let d = TimeLimit {
             movetime_ms: Some(i64::MAX),
             overhead_ms: u64::MAX,
             ..Default::default()
         }
         .deadlines();
-        assert_eq!(ms(d.hard), MIN_MS);
+        assert_eq!(ms(d.hard), 1_000_000_000_000);
     }
 
     #[test]
