@@ -903,7 +903,7 @@ fn self_play_at_10_ms_is_won_by_the_first_player_on_move_41() {
     };
     writeln!(stdin, "uci").unwrap();
     wait_for("uciok");
-    // 10 ms of thinking per move, as the study measures (the default overhead would leave 1)
+    // 10 ms of thinking per move, as the study measures (the default overhead would keep back 2)
     writeln!(
         stdin,
         "setoption name MoveOverhead value 0\nucinewgame\nisready"
