@@ -123,50 +123,33 @@ mod tests {
         assert_eq!(TimeLimit::default().deadlines(), Deadlines::default());
     }
 
-    #[test]
-    fn movetime_is_used_almost_fully_never_exceeded() {
-        let t = TimeLimit {
-            movetime_ms: Some(100),
-            overhead_ms: 10,
-            ..Default::default()
-        };
-        let d = t.deadlines();
-        assert_eq!((ms(d.soft), ms(d.hard)), (90, 90));
-        // a short movetime keeps four fifths of itself, whatever the overhead
-        for (movetime, overhead, kept) in [(10, 10, 8), (20, 10, 16), (50, 10, 40), (50, 5, 45)] {
-            let d = TimeLimit {
-                movetime_ms: Some(movetime),
-                overhead_ms: overhead,
-                ..Default::default()
-            }
-            .deadlines();
-            assert_eq!(
-                (ms(d.soft), ms(d.hard)),
-                (kept, kept),
-                "movetime {movetime}"
-            );
-        }
-        for (movetime, overhead) in [(0, 10), (1, 10), (-50, 0), (i64::MIN, 10), (1, 0)] {
-            let d = TimeLimit {
-                movetime_ms: Some(movetime),
-                overhead_ms: overhead,
-                ..Default::default()
-            }
-            .deadlines();
-            assert_eq!(
-                ms(d.hard),
-                MIN_MS,
-                "movetime {movetime} overhead {overhead}"
-            );
-        }
-        // an absurd overhead takes a fifth at most; an absurd movetime is clamped, not overflowed
+    /// The (soft, hard) deadlines of `go movetime` alone, in ms.
+    fn movetime(movetime: i64, overhead: u64) -> (u64, u64) {
         let d = TimeLimit {
-            movetime_ms: Some(i64::MAX),
-            overhead_ms: u64::MAX,
+            movetime_ms: Some(movetime),
+            overhead_ms: overhead,
             ..Default::default()
         }
         .deadlines();
-        assert_eq!(ms(d.hard), 1_000_000_000_000);
+        (ms(d.soft), ms(d.hard))
+    }
+
+    #[test]
+    fn movetime_is_used_almost_fully_never_exceeded() {
+        assert_eq!(movetime(100, 10), (90, 90));
+        // a short movetime keeps four fifths of itself, whatever the overhead
+        for (t, overhead, kept) in [(10, 10, 8), (20, 10, 16), (50, 10, 40), (50, 5, 45)] {
+            assert_eq!(movetime(t, overhead), (kept, kept), "movetime {t}");
+        }
+        for (t, overhead) in [(0, 10), (1, 10), (-50, 0), (i64::MIN, 10), (1, 0)] {
+            assert_eq!(
+                movetime(t, overhead).1,
+                MIN_MS,
+                "movetime {t} overhead {overhead}"
+            );
+        }
+        // an absurd overhead takes a fifth at most; an absurd movetime is clamped, not overflowed
+        assert_eq!(movetime(i64::MAX, u64::MAX).1, 1_000_000_000_000);
     }
 
     #[test]
