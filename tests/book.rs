@@ -652,12 +652,16 @@ fn book_positions_keep_their_value_at_a_few_milliseconds() {
         }
     }
     // the engine's own search, as `go nodes 20000` runs it: one thread, a table cleared for
-    // each position; at 16 discs, where the book leaves out proofs of up to 20,000 nodes, as
-    // `go nodes 45000` (a search shares its nodes between the heuristic and the proof)
+    // each position; at 16 discs, where the book leaves out proofs of up to 20,000 nodes, with
+    // the nodes of 10 ms (a search shares its nodes between the heuristic and the proof)
     let mut searcher = Searcher::new(16);
     searcher.set_book(Some(book.clone()));
     let limits = |p: &P| SearchLimits {
-        nodes: Some(if p.moves() >= 16 { 45_000 } else { 20_000 }),
+        nodes: Some(if p.moves() >= 16 {
+            NODES_OF_10_MS
+        } else {
+            20_000
+        }),
         multipv: 1,
         ..SearchLimits::default()
     };
@@ -872,11 +876,14 @@ fn main_line_extends_the_book_and_a_rebuild_reuses_it() {
     }
 }
 
+/// What one core searches in 10 ms here (about 4.5 million nodes a second): the tests that
+/// stand for play at 10 ms give it as a node limit, so that a loaded machine cannot starve them.
+const NODES_OF_10_MS: u64 = 45_000;
+
 /// The game: vier against itself at 10 ms per move, both sides with the shipped book.
 /// Best play on both sides ends with the first player's four on move 41 (its 21st disc): any
 /// slip by the winner gives the game away, any slip by the loser loses sooner. Each move is
-/// searched as `go nodes 45000`, what 10 ms searches here (as in the value-keeping sample):
-/// with `go movetime 10` a loaded machine starved the engine into a heuristic move (won on
+/// searched with [`NODES_OF_10_MS`] (as in the value-keeping sample): with `go movetime 10` a loaded machine starved the engine into a heuristic move (won on
 /// move 22 beside a two-thread book selection, where 627 nodes prove the win).
 #[test]
 fn self_play_at_the_nodes_of_10_ms_is_won_by_the_first_player_on_move_41() {
@@ -920,7 +927,11 @@ fn self_play_at_the_nodes_of_10_ms_is_won_by_the_first_player_on_move_41() {
     let mut p = P::new();
     let mut unproven = Vec::new();
     while !p.is_game_over() {
-        writeln!(stdin, "position startpos moves {moves}\ngo nodes 45000").unwrap();
+        writeln!(
+            stdin,
+            "position startpos moves {moves}\ngo nodes {NODES_OF_10_MS}"
+        )
+        .unwrap();
         let lines = wait_for("bestmove");
         let best = lines
             .last()
