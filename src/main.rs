@@ -159,7 +159,8 @@ enum BookCmd {
     },
     /// Chooses positions for `build --extra` (Tromp's way): of the candidates, prints those
     /// whose proof (a move that keeps the value, from an empty table) costs the engine more
-    /// than NODES; the engine proves the rest in play within that.
+    /// than NODES in either orientation (the position or its mirror image); the engine proves
+    /// the rest in play within that.
     Select {
         /// The proof budget, in nodes.
         #[arg(long)]

@@ -185,7 +185,7 @@ fn opts(nodes: u64, threads: usize) -> SelectOptions {
 #[test]
 fn kept_are_those_whose_proof_costs_more_than_the_budget() {
     let list = candidates();
-    let budget = 5_000;
+    let budget = 10_000;
     let sel = select(&opts(budget, 2), &list, &mut std::io::sink()).unwrap();
     assert_eq!(sel.candidates, list.len());
     // the budget matters on this ply: some are kept, most are not
@@ -196,17 +196,24 @@ fn kept_are_those_whose_proof_costs_more_than_the_budget() {
     );
     let kept: HashSet<&String> = sel.kept.iter().collect();
     let mut solver = Solver::new(1);
+    let mut by_mirror_only = 0;
     for m in &list {
         let p = Position::<6, 5>::from_moves(m).unwrap();
-        let within = proof_cost(&mut solver, &p, budget);
-        assert_eq!(within.is_none(), kept.contains(m), "{m}");
-        if let Some(n) = within {
-            assert!(n <= budget, "{m}: {n}");
-        } else {
-            let n = proof_cost(&mut solver, &p, u64::MAX).expect("no budget");
-            assert!(n > budget, "{m}: {n}");
-        }
+        // kept when either orientation's proof is over the budget
+        let costs: Vec<u64> = [p, p.mirrored()]
+            .iter()
+            .map(|q| proof_cost(&mut solver, q, u64::MAX).expect("no budget"))
+            .collect();
+        let over = costs.iter().any(|&n| n > budget);
+        assert_eq!(over, kept.contains(m), "{m}: {costs:?}");
+        assert_eq!(
+            proof_cost(&mut solver, &p, budget).is_none(),
+            costs[0] > budget
+        );
+        by_mirror_only += usize::from(costs[0] <= budget && costs[1] > budget);
     }
+    // the mirror image matters: some are kept for its proof alone
+    assert!(by_mirror_only > 0);
     // what a probe counts, the candidates' probes sum
     assert!(sel.nodes >= budget * sel.kept.len() as u64);
     // in the input's order
@@ -224,6 +231,15 @@ fn the_choice_depends_on_the_budget_alone() {
     let back = select(&opts(2_000, 2), &reversed, &mut std::io::sink()).unwrap();
     let (a, b): (HashSet<_>, HashSet<_>) = (one.kept.iter().collect(), back.kept.iter().collect());
     assert_eq!(a, b);
+    // the same positions whichever image is listed
+    let mirror = |m: &String| -> String {
+        m.chars()
+            .map(|c| char::from_digit(7 - c.to_digit(10).unwrap(), 10).unwrap())
+            .collect()
+    };
+    let mirrored: Vec<String> = list.iter().map(mirror).collect();
+    let images = select(&opts(2_000, 2), &mirrored, &mut std::io::sink()).unwrap();
+    assert_eq!(images.kept, one.kept.iter().map(mirror).collect::<Vec<_>>());
     // a larger budget keeps a subset; no budget keeps nothing
     let more = select(&opts(20_000, 2), &list, &mut std::io::sink()).unwrap();
     assert!(more.kept.len() < one.kept.len());
