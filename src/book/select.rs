@@ -86,9 +86,9 @@ pub fn pair_cost<const W: usize, const H: usize>(
 }
 
 /// Probes every candidate (move strings) and keeps those whose proof costs more than
-/// `opts.nodes` in either orientation ([`pair_cost`]); progress goes to `log`. A candidate that is not a position, or whose game is
-/// over, is refused before anything is probed; repeated positions (mirror images too) are
-/// probed once, at their first place.
+/// `opts.nodes` in either orientation ([`pair_cost`]); progress goes to `log`. A candidate that
+/// is not a position, or whose game is over, is refused before anything is probed; repeated
+/// positions (mirror images too) are probed once, at their first place.
 pub fn select(
     opts: &SelectOptions,
     candidates: &[String],
