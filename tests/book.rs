@@ -883,8 +883,9 @@ const NODES_OF_10_MS: u64 = 45_000;
 /// The game: vier against itself at 10 ms per move, both sides with the shipped book.
 /// Best play on both sides ends with the first player's four on move 41 (its 21st disc): any
 /// slip by the winner gives the game away, any slip by the loser loses sooner. Each move is
-/// searched with [`NODES_OF_10_MS`] (as in the value-keeping sample): with `go movetime 10` a loaded machine starved the engine into a heuristic move (won on
-/// move 22 beside a two-thread book selection, where 627 nodes prove the win).
+/// searched with [`NODES_OF_10_MS`] (as in the value-keeping sample): with `go movetime 10` a
+/// loaded machine starved the engine into a heuristic move (won on move 22 beside a two-thread
+/// book selection, where 627 nodes prove the win).
 #[test]
 fn self_play_at_the_nodes_of_10_ms_is_won_by_the_first_player_on_move_41() {
     use std::io::{BufRead, BufReader, Write};

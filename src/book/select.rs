@@ -78,11 +78,10 @@ pub fn pair_cost<const W: usize, const H: usize>(
     budget: u64,
 ) -> Option<u64> {
     let first = proof_cost(solver, p, budget)?;
-    let m = p.mirrored();
-    if m.key() == p.key() {
+    if p.mirror_key() == p.key() {
         return Some(first);
     }
-    Some(first + proof_cost(solver, &m, budget)?)
+    Some(first + proof_cost(solver, &p.mirrored(), budget)?)
 }
 
 /// Probes every candidate (move strings) and keeps those whose proof costs more than
