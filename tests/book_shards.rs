@@ -8,12 +8,12 @@ use common::run_vier;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use vier::board::Size;
-use vier::book::build::{
-    build, build_shard, enumerate, merge, BuildOptions, MergeError, MergeOptions,
-};
 use vier::book::journal::journal_path;
 use vier::book::shard::{shard_of, Shard, ShardError, ShardSpec};
 use vier::book::{key_discs, position_from_key, Book, Entry};
+use vier::book_build::build::{
+    build, build_shard, enumerate, merge, BuildOptions, MergeError, MergeOptions,
+};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("vier-shards-{}-{name}", std::process::id()));

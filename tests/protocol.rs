@@ -949,11 +949,10 @@ fn book_file_back_to_empty_is_the_embedded_book() {
     assert!((1..=7).contains(&mv));
 }
 
-/// protocol.md's option table lists exactly the options of the engine's table, with the same
-/// types, ranges and defaults.
+/// protocol.md's option table lists exactly the options the engine declares in its `uci`
+/// listing, with the same types, ranges and defaults.
 #[test]
 fn protocol_md_documents_the_option_table() {
-    use vier::protocol::options::{Kind, OPTIONS};
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol.md"))
         .expect("protocol.md");
     let section = doc
@@ -972,19 +971,36 @@ fn protocol_md_documents_the_option_table() {
             Some((name.to_string(), cells[2].to_string(), default.to_string()))
         })
         .collect();
-    let documented: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
-    let declared: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
-    assert_eq!(documented, declared, "protocol.md's option rows");
-    for (o, (_, ty, default)) in OPTIONS.iter().zip(&rows) {
-        let (want_ty, want_default) = match o.kind {
-            Kind::Spin { default, min, max } => (format!("spin {min}..{max}"), default.to_string()),
-            Kind::Check { default } => ("check".into(), default.to_string()),
-            Kind::Button => ("button".into(), String::new()),
-            Kind::Combo { default, vars } => (format!("combo {}", vars.join(" ")), default.into()),
-            Kind::Text { default } => ("string".into(), default.into()),
-        };
-        assert_eq!((ty, default), (&want_ty, &want_default), "{}", o.name);
-    }
+    // `option name N type T [default D] [min a max b] [var v]...`, as the engine lists them
+    let mut e = Engine::start();
+    e.send("uci");
+    let declared: Vec<(String, String, String)> = e
+        .until(|l| l == "uciok")
+        .iter()
+        .filter_map(|l| l.strip_prefix("option name "))
+        .map(|l| {
+            let (name, rest) = l.split_once(" type ").expect("a type");
+            let words: Vec<&str> = rest.split(' ').collect();
+            let after = |key: &str| {
+                let at = words.iter().position(|w| *w == key)?;
+                Some(words[at + 1].to_string())
+            };
+            let vars: Vec<&str> = words
+                .windows(2)
+                .filter(|w| w[0] == "var")
+                .map(|w| w[1])
+                .collect();
+            let ty = match words[0] {
+                "spin" => format!("spin {}..{}", after("min").unwrap(), after("max").unwrap()),
+                "combo" => format!("combo {}", vars.join(" ")),
+                "string" => "string".into(),
+                other => other.into(),
+            };
+            (name.to_string(), ty, after("default").unwrap_or_default())
+        })
+        .collect();
+    assert!(declared.len() >= 10, "the uci listing: {declared:?}");
+    assert_eq!(rows, declared, "protocol.md's option rows against `uci`");
 }
 
 /// The nodes of a `go depth 10` from `4453` without the book: with one thread, the same in
