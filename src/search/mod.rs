@@ -35,6 +35,7 @@
 //! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
 //! exact score `s` is [`score::proven_value`]`(s)`, beyond [`score::MATE`].
 
+mod line;
 mod report;
 pub mod simple;
 mod techniques;

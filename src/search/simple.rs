@@ -8,13 +8,14 @@
 //! depth starts from scratch (nothing is learnt from the last); reported nodes add up all
 //! depths. They search on one thread and report one line.
 
+use super::line::{self, Lines};
 use super::{Iteration, Line, Reporter, ScoreBound, SearchLimits, Techniques};
 use super::{INF, MAX_PLY, NO_MOVE};
 use crate::board::Position;
 use crate::control::{poll_due, Limits, NodeBudget, SearchControl, SEARCH_POLL_NODES};
 use crate::eval;
 use crate::score;
-use crate::tt::{Bound, Heuristic, TransTable};
+use crate::tt::{Bound, TransTable};
 use std::sync::Arc;
 
 /// Iterative deepening with `techniques` (their `engine` off) of `root` (not a finished game)
@@ -41,8 +42,7 @@ pub fn deepen<const W: usize, const H: usize>(
         limits: Limits::new(Some(control.clone()), NodeBudget::start(0, limits.nodes)),
         stopped: false,
         can_stop: false,
-        pv: Box::new([[NO_MOVE; MAX_PLY + 1]; MAX_PLY + 1]),
-        pv_len: [0; MAX_PLY + 1],
+        lines: Lines::new(),
     };
     // without ordering the columns stay left to right whatever the caller's order
     let mut order: Vec<usize> = if !t.ordering {
@@ -101,8 +101,7 @@ struct Walker<'a> {
     stopped: bool,
     /// False during depth 1, which always completes (there must be a move).
     can_stop: bool,
-    pv: Box<[[u8; MAX_PLY + 1]; MAX_PLY + 1]>,
-    pv_len: [usize; MAX_PLY + 1],
+    lines: Lines,
 }
 
 impl Walker<'_> {
@@ -139,7 +138,7 @@ impl Walker<'_> {
         let mut best: Option<(usize, i32, Vec<usize>)> = None;
         for &col in order {
             let v = if p.is_winning_move(col) {
-                self.pv_len[1] = 1;
+                self.lines.clear(1);
                 score::proven_value(score::win_now(cells, moves))
             } else {
                 let mut child = *p;
@@ -153,7 +152,7 @@ impl Walker<'_> {
             }
             if best.as_ref().is_none_or(|b| v > b.1) {
                 let mut line = vec![col];
-                line.extend(self.pv[1][1..self.pv_len[1]].iter().map(|&c| c as usize));
+                line.extend(self.lines.below_root().iter().map(|&c| c as usize));
                 best = Some((col, v, line));
             }
             alpha = alpha.max(v);
@@ -171,7 +170,7 @@ impl Walker<'_> {
         mut alpha: i32,
         beta: i32,
     ) -> i32 {
-        self.pv_len[ply] = ply;
+        self.lines.clear(ply);
         self.nodes += 1;
         if poll_due(self.nodes, SEARCH_POLL_NODES)
             && self.can_stop
@@ -253,11 +252,7 @@ impl Walker<'_> {
             if v > best {
                 best = v;
                 best_col = col as u8;
-                self.pv[ply][ply] = col as u8;
-                let len = self.pv_len[ply + 1].max(ply + 1);
-                let (a, b) = self.pv.split_at_mut(ply + 1);
-                a[ply][ply + 1..len].copy_from_slice(&b[0][ply + 1..len]);
-                self.pv_len[ply] = len;
+                self.lines.update(ply, col as u8);
             }
             if self.t.pruning {
                 alpha = alpha.max(v);
@@ -274,17 +269,8 @@ impl Walker<'_> {
             } else {
                 Bound::Upper
             };
-            let work = 64 - (self.nodes - nodes_before).leading_zeros();
-            self.tt.store_heuristic(
-                key,
-                Heuristic {
-                    value: best.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
-                    depth: depth.clamp(0, 63) as u8,
-                    bound,
-                },
-                (best_col != NO_MOVE).then_some(best_col),
-                work,
-            );
+            let nodes = self.nodes - nodes_before;
+            line::store(self.tt, key, best, depth, bound, best_col, nodes);
         }
         best
     }

@@ -1,13 +1,14 @@
 //! One thread's depth-limited search (negamax with PVS, killers, history and threat ordering,
 //! heuristic at the horizon), and what the threads of one search share (the [`Crew`]).
 
+use super::line::{self, Lines};
 use super::{INF, MAX_PLY, NO_MOVE};
 use crate::board::{Geometry, Position};
 use crate::control::{poll_due, Limits, NodeBudget, SearchControl, SEARCH_POLL_NODES};
 use crate::eval;
 use crate::ordering::{column_order, History, MoveSorter};
 use crate::score;
-use crate::tt::{Bound, Heuristic, TransTable};
+use crate::tt::{Bound, TransTable};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -21,8 +22,7 @@ pub(super) struct Worker {
     pub(super) tt: Arc<TransTable>,
     pub(super) history: History,
     pub(super) killers: [[u8; 2]; MAX_PLY + 1],
-    pub(super) pv: Box<[[u8; MAX_PLY + 1]; MAX_PLY + 1]>,
-    pub(super) pv_len: [usize; MAX_PLY + 1],
+    pub(super) lines: Lines,
     pub(super) prev_pv: Vec<u8>,
     /// This thread's nodes in the running search (the main thread's include the solver's).
     pub(super) nodes: u64,
@@ -128,8 +128,7 @@ impl Worker {
             tt,
             history: History::default(),
             killers: [[NO_MOVE; 2]; MAX_PLY + 1],
-            pv: Box::new([[NO_MOVE; MAX_PLY + 1]; MAX_PLY + 1]),
-            pv_len: [0; MAX_PLY + 1],
+            lines: Lines::new(),
             prev_pv: Vec::new(),
             nodes: 0,
             seldepth: 0,
@@ -241,7 +240,7 @@ impl Worker {
         let mut done = Vec::with_capacity(order.len());
         for (i, &col) in order.iter().enumerate() {
             let v = if p.is_winning_move(col) {
-                self.pv_len[1] = 1;
+                self.lines.clear(1);
                 score::proven_value(score::win_now(cells, moves))
             } else {
                 let mut child = *p;
@@ -262,7 +261,7 @@ impl Worker {
                 return (done, false);
             }
             let mut line = vec![col as u8];
-            line.extend_from_slice(&self.pv[1][1..self.pv_len[1]]);
+            line.extend_from_slice(self.lines.below_root());
             if v > alpha && multipv == 1 {
                 alpha = v;
             }
@@ -301,7 +300,7 @@ impl Worker {
         mut beta: i32,
         on_pv: bool,
     ) -> i32 {
-        self.pv_len[ply] = ply;
+        self.lines.clear(ply);
         self.nodes += 1;
         if poll_due(self.nodes, SEARCH_POLL_NODES) {
             self.poll();
@@ -427,11 +426,7 @@ impl Worker {
             }
             if s > alpha {
                 alpha = s;
-                self.pv[ply][ply] = col as u8;
-                let len = self.pv_len[ply + 1].max(ply + 1);
-                let (a, b) = self.pv.split_at_mut(ply + 1);
-                a[ply][ply + 1..len].copy_from_slice(&b[0][ply + 1..len]);
-                self.pv_len[ply] = len;
+                self.lines.update(ply, col as u8);
                 if s >= beta {
                     if killers[0] != col as u8 {
                         self.killers[ply] = [col as u8, killers[0]];
@@ -454,16 +449,6 @@ impl Worker {
 
     #[inline]
     fn store(&mut self, key: u64, value: i32, depth: i32, bound: Bound, col: u8, before: u64) {
-        let work = 64 - (self.nodes - before).leading_zeros();
-        self.tt.store_heuristic(
-            key,
-            Heuristic {
-                value: value.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
-                depth: depth.clamp(0, 63) as u8,
-                bound,
-            },
-            (col != NO_MOVE).then_some(col),
-            work,
-        );
+        line::store(&self.tt, key, value, depth, bound, col, self.nodes - before);
     }
 }
