@@ -590,9 +590,9 @@ fn shard_and_merge_commands() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--book no.book"));
 }
 
-/// The recipe of the README on this machine: the shards of a 5x5 book as GNU parallel jobs, then
-/// the merge; the result is the unsharded book. CI installs parallel (.ci/run); without it this
-/// test fails and says how to get it.
+/// The recipe of docs/book/building.md on this machine: the shards of a 5x5 book as GNU
+/// parallel jobs, then the merge; the result is the unsharded book. CI installs parallel
+/// (.ci/run); without it this test fails and says how to get it.
 #[test]
 fn shards_through_gnu_parallel_merge_to_the_unsharded_book() {
     let found = Command::new("parallel").arg("--version").output();

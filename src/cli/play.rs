@@ -700,7 +700,6 @@ fn summary(it: &Iteration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Instant;
 
     #[test]
     fn commands() {
@@ -777,14 +776,13 @@ mod tests {
         let mut out = Vec::new();
         let mut s = PlaySession::<5, 4, _, _>::new(&opts, Position::new(), io::empty(), &mut out);
         s.book = Some(small_book());
-        let t = Instant::now();
         s.hint().unwrap();
         let solver = s.hint_solver.as_ref().expect("the hint made its solver");
         assert!(solver.book().is_some());
         assert!(solver.book_hits() >= 5, "{}", solver.book_hits());
-        // the empty 5x4 board is a draw; the book answers after depth 1, centre first
+        // the empty 5x4 board is a draw; the book answers after depth 1, centre first (a
+        // search would use the 20 s and go deeper: the "depth 1" below tells the two apart)
         s.engine_move().unwrap();
-        assert!(t.elapsed() < Duration::from_secs(10));
         drop(s);
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\n  1: loses "), "{text}");

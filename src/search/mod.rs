@@ -648,12 +648,15 @@ mod tests {
         assert_eq!(r.best, Some(0));
     }
 
-    /// An infinite search ends when its stop flag is raised, with a move.
+    /// An infinite search ends when its stop flag is raised, with a move: another thread
+    /// raises it once the search has reported its first depth.
     fn assert_stops_on_flag(mut s: Searcher) {
         let control = SearchControl::new(Deadlines::default(), false);
         let c2 = control.clone();
+        let (reported, first_report) = std::sync::mpsc::channel();
         let t = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(50));
+            // the timeout only guards a hang: depth 1 is reported at once
+            let _ = first_report.recv_timeout(Duration::from_secs(60));
             c2.stop();
         });
         let limits = SearchLimits {
@@ -661,7 +664,9 @@ mod tests {
             multipv: 1,
             ..Default::default()
         };
-        let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {});
+        let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {
+            let _ = reported.send(());
+        });
         t.join().unwrap();
         assert!(r.best.is_some());
     }
