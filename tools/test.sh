@@ -31,8 +31,14 @@ command -v python3 >/dev/null || apt_missing+=(python3)
 command -v fairy-stockfish >/dev/null || [ -x /usr/games/fairy-stockfish ] || apt_missing+=(fairy-stockfish)
 # moreutils has another program called parallel: only GNU parallel will do
 parallel --version 2>/dev/null | grep -q 'GNU parallel' || apt_missing+=(parallel)
-{ command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } || apt_missing+=(chromium)
-command -v chromedriver >/dev/null || apt_missing+=(chromium-driver)
+# Debian's names; Ubuntu ships Chromium as a snap behind chromium-browser and
+# chromium-chromedriver (untested here: snaps do not run in most containers)
+browser_pkgs=(chromium chromium-driver)
+if ! apt-cache show chromium >/dev/null 2>&1 && apt-cache show chromium-browser >/dev/null 2>&1; then
+    browser_pkgs=(chromium-browser chromium-chromedriver)
+fi
+{ command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } || apt_missing+=("${browser_pkgs[0]}")
+command -v chromedriver >/dev/null || apt_missing+=("${browser_pkgs[1]}")
 
 # the Python modules, for the python3 that `cargo test` will start
 py_missing=()
@@ -61,7 +67,7 @@ if [ ${#sudo[@]} -gt 0 ] && ! sudo -n true 2>/dev/null; then
 fi
 
 if [ ${#apt_missing[@]} -gt 0 ] || [ ${#pip_missing[@]} -gt 0 ]; then
-    say "missing for the tests: ${apt_missing[*]} ${pip_missing[*]}"
+    say "missing for the tests:" "${apt_missing[@]}" "${pip_missing[@]}"
     if $check_only || { [ ${#apt_missing[@]} -gt 0 ] && ! $can_root; }; then
         [ ${#apt_missing[@]} -eq 0 ] ||
             say "install with: sudo apt-get install ${apt_missing[*]}"
@@ -69,6 +75,11 @@ if [ ${#apt_missing[@]} -gt 0 ] || [ ${#pip_missing[@]} -gt 0 ]; then
             say "install with: $(command -v python3) -m pip install ${pip_missing[*]}"
         exit 1
     fi
+fi
+
+if $check_only; then
+    say "nothing is missing"
+    exit 0
 fi
 
 if [ ${#apt_missing[@]} -gt 0 ]; then
