@@ -69,8 +69,10 @@ enum Cmd {
         /// Who moves first in the first game: me or engine (each new game swaps).
         #[arg(long, default_value = "me")]
         first: cli::play::First,
-        /// The engine's time per move in milliseconds (also the time a hint may take).
-        #[arg(long, default_value_t = 1000)]
+        /// The engine's time per move in milliseconds (also the time a hint may take), 1 to
+        /// 3600000 like the game's `t` command.
+        #[arg(long, default_value_t = 1000,
+              value_parser = clap::value_parser!(u64).range(1..=cli::play::MAX_MOVETIME_MS))]
         movetime: u64,
         /// Board size, WxH.
         #[arg(long, default_value = "7x6")]

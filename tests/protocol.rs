@@ -472,6 +472,113 @@ fn end_of_input_finishes_the_search() {
     assert_eq!(rest.iter().filter(|l| l.starts_with("bestmove")).count(), 1);
 }
 
+/// Closes the input and returns how long the engine took to exit after that, its last lines
+/// and its status (the engine's own TIMEOUT still guards against a hang).
+fn time_to_exit(e: Engine) -> (Duration, Vec<String>, Option<i32>) {
+    let t = Instant::now();
+    let (rest, status) = e.close_and_wait();
+    (t.elapsed(), rest, status)
+}
+
+#[test]
+fn end_of_input_stops_a_long_movetime_search_at_once() {
+    let mut e = Engine::start();
+    e.send("setoption name OwnBook value false");
+    e.send("position startpos moves 1");
+    e.send("go movetime 100000");
+    e.until_prefix("info depth");
+    let (took, rest, status) = time_to_exit(e);
+    assert_eq!(status, Some(0));
+    assert!(bestmove(&rest).len() == 1, "{rest:?}");
+    // a search that ran on would take 100 s; the bound is wide for a loaded machine
+    assert!(took < Duration::from_secs(10), "exited after {took:?}");
+}
+
+#[test]
+fn end_of_input_stops_a_ponder_search_and_a_clock_search() {
+    for go in ["go ponder movetime 100000", "go wtime 600000 btime 600000"] {
+        let mut e = Engine::start();
+        e.send("setoption name OwnBook value false");
+        e.send("position startpos moves 1");
+        e.send(go);
+        e.until_prefix("info depth");
+        let (took, rest, status) = time_to_exit(e);
+        assert_eq!(status, Some(0), "{go}");
+        bestmove(&rest);
+        assert!(
+            took < Duration::from_secs(10),
+            "{go}: exited after {took:?}"
+        );
+    }
+}
+
+/// `go perft 40` from the empty board would count for years: only an interruption ends it.
+const ENDLESS_PERFT: &str = "go perft 40";
+
+#[test]
+fn perft_answers_isready_and_stops_with_the_count_so_far() {
+    let mut e = Engine::start();
+    e.send(ENDLESS_PERFT);
+    let before = e.sync();
+    assert!(before.is_empty(), "{before:?}");
+    e.send("stop");
+    let out = e.until_prefix("info string perft");
+    let line = out.last().unwrap();
+    assert!(line.ends_with(" stopped"), "{line}");
+    assert_eq!(field(line, "depth"), Some("40"), "{line}");
+    let nodes: u64 = field(line, "nodes").unwrap().parse().unwrap();
+    assert!(nodes > 0, "{line}");
+    // the engine goes on as before: a finished perft is not marked stopped
+    e.send("go perft 4");
+    let done = e.until_prefix("info string perft");
+    assert!(
+        matches(
+            "info string perft depth 4 nodes 2401 time {int}",
+            done.last().unwrap()
+        ),
+        "{done:?}"
+    );
+}
+
+#[test]
+fn quit_and_end_of_input_end_a_perft() {
+    let mut e = Engine::start();
+    e.send(ENDLESS_PERFT);
+    e.send("quit");
+    let (_, rest, status) = time_to_exit(e);
+    assert_eq!(status, Some(0), "{rest:?}");
+    assert!(
+        rest.last().is_some_and(|l| l.ends_with(" stopped")),
+        "{rest:?}"
+    );
+
+    let mut e = Engine::start();
+    e.send(ENDLESS_PERFT);
+    e.sync();
+    let (_, rest, status) = time_to_exit(e);
+    assert_eq!(status, Some(0), "{rest:?}");
+    assert!(
+        rest.last().is_some_and(|l| l.ends_with(" stopped")),
+        "{rest:?}"
+    );
+}
+
+#[test]
+fn perft_past_the_empty_cells_is_refused() {
+    let mut e = Engine::start();
+    e.send("go perft 99999999999");
+    e.send("position startpos moves 4444");
+    e.send("go perft 39");
+    let out = e.sync();
+    assert_eq!(
+        out,
+        [
+            "info string error: perft depth too large: the board has 42 empty cells",
+            "info string error: perft depth too large: the board has 38 empty cells",
+        ]
+    );
+}
+
 #[test]
 fn searcher_panic_exits_nonzero() {
     let mut e = Engine::start_with_env(&[("VIER_TEST_SEARCHER_PANIC", "1")]);

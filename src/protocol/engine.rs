@@ -35,7 +35,6 @@ use crate::tt::{check_size, TableError};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Exit status after a panic on the searcher thread.
 pub const PANIC_EXIT: u8 = 101;
@@ -46,9 +45,10 @@ struct Running {
     /// The position searched (the loop's own may change meanwhile).
     root: Box<dyn Game>,
     style: InfoStyle,
-    infinite: bool,
     /// The time limit to apply at `ponderhit`.
     time_limit: TimeLimit,
+    /// `go perft` of this depth, not a search: it ends with [`Report::Perft`].
+    perft: Option<u32>,
 }
 
 enum Flow {
@@ -330,13 +330,9 @@ impl Engine {
                         self.error(&format!("line longer than {MAX_LINE} bytes discarded"))
                     }
                     Ok(Input::Eof) | Err(_) => {
-                        // end of input: quit once the running search has answered
-                        if let Some(r) = &self.running {
-                            if r.infinite || r.control.is_pondering() {
-                                r.control.stop();
-                            }
-                        }
-                        self.wait_done()?;
+                        // end of input: the GUI is gone, so no search may keep a core busy for
+                        // it, whatever its limit; stop it and quit once it has answered
+                        self.stop_and_wait()?;
                         return Ok(());
                     }
                 },
@@ -362,15 +358,33 @@ impl Engine {
                     self.out
                         .line(&run.root.bestmove(result.best, run.style.notation));
                 }
-                for cmd in std::mem::take(&mut self.deferred) {
-                    self.command(cmd)?;
+                self.run_deferred()?;
+            }
+            Report::Perft { nodes, complete } => {
+                if let Some(run) = self.running.take() {
+                    let depth = run.perft.unwrap_or_default();
+                    let ms = run.control.elapsed().as_millis();
+                    // a stopped count says so: it is the leaves counted so far, not the answer
+                    let stopped = if complete { "" } else { " stopped" };
+                    self.out.line(&format!(
+                        "info string perft depth {depth} nodes {nodes} time {ms}{stopped}"
+                    ));
                 }
+                self.run_deferred()?;
             }
             Report::Pong => {}
             Report::HashRefused { mb, error } => self.error(&hash_refused(mb, &error)),
             Report::Panicked(msg) => {
                 return Err(Fatal(format!("the searcher thread panicked: {msg}")))
             }
+        }
+        Ok(())
+    }
+
+    /// Applies the commands that waited for the search that just ended.
+    fn run_deferred(&mut self) -> Result<(), Fatal> {
+        for cmd in std::mem::take(&mut self.deferred) {
+            self.command(cmd)?;
         }
         Ok(())
     }
@@ -567,18 +581,32 @@ impl Engine {
             control,
             root: self.game.clone_box(),
             style: self.style,
-            infinite: go.infinite,
             time_limit: plan.time_limit,
+            perft: None,
         });
     }
 
+    /// `go perft`: runs on the searcher thread like a search, so that `stop`, `isready`, `quit`
+    /// and the end of input work meanwhile. A depth past the board's empty cells is refused:
+    /// no sequence is that long, and a huge depth is a mistake, not a question.
     fn perft(&mut self, depth: u32) {
-        let t = Instant::now();
-        let n = self.game.perft(depth);
-        self.out.line(&format!(
-            "info string perft depth {depth} nodes {n} time {}",
-            t.elapsed().as_millis()
-        ));
+        let empty = self.game.size().cells() as u32 - self.game.moves();
+        if depth > empty {
+            return self.error(&format!(
+                "perft depth too large: the board has {empty} empty cells"
+            ));
+        }
+        let control = SearchControl::new(Default::default(), false);
+        let _ = self
+            .jobs
+            .send(Job::Perft(self.game.perft(depth, control.clone())));
+        self.running = Some(Running {
+            control,
+            root: self.game.clone_box(),
+            style: self.style,
+            time_limit: TimeLimit::default(),
+            perft: Some(depth),
+        });
     }
 
     fn query(&mut self, q: Query) {

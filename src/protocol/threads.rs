@@ -3,7 +3,7 @@
 //! never buffered whole), and the searcher runs one [`Job`] at a time and sends [`Report`]s
 //! back. A panic on the searcher is caught and reported.
 
-use super::game::SearchTask;
+use super::game::{PerftTask, SearchTask};
 use super::options::DEFAULT_HASH_MB;
 use crate::book::Book;
 use crate::search::{Iteration, SearchResult, Searcher, Techniques};
@@ -28,6 +28,8 @@ pub enum Input {
 /// Work for the searcher thread.
 pub enum Job {
     Search(SearchTask),
+    /// `go perft`: answered by [`Report::Perft`].
+    Perft(PerftTask),
     SetHash(usize),
     /// Threads for the search and the solver's proofs.
     SetThreads(usize),
@@ -44,6 +46,11 @@ pub enum Job {
 pub enum Report {
     Info(Iteration),
     Done(SearchResult),
+    /// A perft's count, and whether it ran to the end (not stopped).
+    Perft {
+        nodes: u64,
+        complete: bool,
+    },
     Pong,
     /// The machine could not give the tables of a `Hash` change; the old ones stay.
     HashRefused {
@@ -149,6 +156,10 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
             }
             Job::Ping => {
                 let _ = reports.send(Report::Pong);
+            }
+            Job::Perft(task) => {
+                let (nodes, complete) = task();
+                let _ = reports.send(Report::Perft { nodes, complete });
             }
             Job::Search(task) => {
                 if panic_on_search {
