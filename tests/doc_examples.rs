@@ -1,5 +1,5 @@
-//! The command examples of README.md and tools/README.md, run as written. Every command of
-//! every `sh` block is accounted for below: run (in a scratch directory where `vier` and
+//! The command examples of README.md, tools/README.md and docs/book/building.md, run as
+//! written. Every command of every `sh` block is accounted for below: run (in a scratch directory where `vier` and
 //! `target/release/vier` are the binary under test and `tools/`, `tests/`, `book/` are the
 //! repository's), with the listed replacements that make it short (fewer games, a smaller
 //! board), each of which must find its text in the command; or skipped, with the reason. A
@@ -51,6 +51,14 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Run(&[("--depth 7 --line 16", "--size 5x4 --depth 5 --line 8")]),
         ),
         (
+            "python3 tools/referee.py --tc movetime=100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
+            Run(&[("--games 160", "--games 2")]),
+        ),
+        ("tools/test.sh", Skip("the suite itself")),
+        ("cargo test --release --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
+        ("cargo test --release --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
+        // docs/book/building.md
+        (
             "vier book positions --discs 10 > ply10.txt",
             Run(&[("--discs 10 > ply10.txt", "--discs 10 | head -n 3 > ply10.txt")]),
         ),
@@ -88,13 +96,6 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Skip("needs ssh hosts; tests/book_shards.rs runs shards through GNU parallel here"),
         ),
         ("vier book merge --line 16 --extra hard.txt --out my.book h.*", Skip("merges the shards above")),
-        (
-            "python3 tools/referee.py --tc movetime=100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
-            Run(&[("--games 160", "--games 2")]),
-        ),
-        ("tools/test.sh", Skip("the suite itself")),
-        ("cargo test --release --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
-        ("cargo test --release --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
         // tools/README.md
         (
             "python3 tools/referee.py --tc movetime=100 --openings tools/openings.txt --games 100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fsf --out vier-fsf.jsonl --pgn vier-fsf.pgn",
@@ -255,9 +256,12 @@ fn run_file(file: &str) {
     assert!(ran > 0, "{file}: no example ran");
 }
 
+/// The files whose `sh` blocks are examples to run.
+const DOCUMENTED: &[&str] = &["README.md", "tools/README.md", "docs/book/building.md"];
+
 #[test]
 fn every_example_is_run_or_skipped_with_a_reason() {
-    let mut documented: Vec<String> = ["README.md", "tools/README.md"]
+    let mut documented: Vec<String> = DOCUMENTED
         .iter()
         .flat_map(|f| commands(&std::fs::read_to_string(root().join(f)).unwrap()))
         .collect();
@@ -278,4 +282,9 @@ fn the_readme_examples_run_as_written() {
 #[test]
 fn the_tools_readme_examples_run_as_written() {
     run_file("tools/README.md");
+}
+
+#[test]
+fn the_book_building_examples_run_as_written() {
+    run_file("docs/book/building.md");
 }
