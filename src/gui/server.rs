@@ -76,6 +76,8 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .route("/api/session/{id}/settings", post(settings))
         .route("/api/session/{id}/position", post(position))
         .route("/api/session/{id}/analyse", post(analyse))
+        // Pons-style `GET /solve`, the route `vier serve` serves (issue 50)
+        .merge(crate::serve::routes(crate::serve::SolveLimits::default()))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
         .method_not_allowed_fallback(|| async {
             error(
@@ -88,7 +90,8 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .with_state(app)
 }
 
-async fn check_host(
+/// Shared with [`crate::serve`], whose server guards its route the same way.
+pub(crate) async fn check_host(
     State(loopback): State<bool>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
