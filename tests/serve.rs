@@ -80,15 +80,20 @@ impl Drop for Server {
 fn solve_all(positions: &[String], extra: &[&str]) -> Vec<Vec<i32>> {
     let mut args = vec!["solve", "--all"];
     args.extend_from_slice(extra);
-    let out = common::run_vier(&args, &(positions.join("\n") + "\n"));
+    // `-` is how vier solve reads the empty board
+    let lines: Vec<&str> = positions
+        .iter()
+        .map(|p| if p.is_empty() { "-" } else { p.as_str() })
+        .collect();
+    let out = common::run_vier(&args, &(lines.join("\n") + "\n"));
     assert!(out.status.success());
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
-        .zip(positions)
+        .zip(&lines)
         .map(|(line, pos)| {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            assert_eq!(fields[0], pos);
+            assert_eq!(fields[0], *pos);
             // moves, one score per column, nodes, microseconds
             fields[1..fields.len() - 2]
                 .iter()
