@@ -66,10 +66,9 @@ fn python_package_builds_and_passes_its_tests() {
     let venv = environment(tmp);
     let python = venv_python(&venv);
     // maturin's build backend runs the `maturin` program: the environment's, as if activated
-    let path = std::env::join_paths(
-        std::iter::once(venv.join("bin"))
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(venv.join("bin")).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .expect("PATH joins");
     // `pip install .` as a user runs it, with the build requirements already in place (no
     // isolated download) and a cargo target directory that outlives the run
