@@ -161,7 +161,7 @@ impl AnyPosition {
 
     /// 1 if the first player is to move, 2 if the second.
     pub fn side_to_move(&self) -> u8 {
-        if self.discs() % 2 == 0 {
+        if self.discs().is_multiple_of(2) {
             FIRST
         } else {
             SECOND
