@@ -16,8 +16,16 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
+        Server::launch(&[&["serve", "--port", "0"], args].concat())
+    }
+
+    /// `vier gui` without a browser: its router carries the same route.
+    fn gui() -> Server {
+        Server::launch(&["gui", "--no-open", "--port", "0"])
+    }
+
+    fn launch(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
-            .args(["serve", "--port", "0"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -27,7 +35,7 @@ impl Server {
         BufReader::new(child.stdout.take().expect("stdout is piped"))
             .read_line(&mut line)
             .expect("vier serve prints its address");
-        // "vier serve: http://127.0.0.1:PORT/solve?pos=4453  (Ctrl-C ends it)"
+        // "vier serve: http://127.0.0.1:PORT/solve?pos=4453  (Ctrl-C ends it)", or vier gui's
         let addr = line
             .split("http://")
             .nth(1)
@@ -122,6 +130,19 @@ fn the_endpoint_answers_what_solve_all_prints_in_pons_shape() {
         let (status, v) = server.json(&format!("/solve?pos={pos}"));
         assert_eq!(status, 200, "{pos}: {v}");
         assert_eq!(v, serde_json::json!({ "pos": pos, "score": want }), "{pos}");
+    }
+}
+
+#[test]
+fn vier_gui_serves_the_same_route() {
+    let gui = Server::gui();
+    let serve = Server::start(&[]);
+    for path in [
+        "/solve?pos=4453",
+        "/solve?pos=17171&weak=1",
+        "/solve?pos=48",
+    ] {
+        assert_eq!(gui.json(path), serve.json(path), "{path}");
     }
 }
 
