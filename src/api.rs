@@ -380,7 +380,7 @@ pub struct Engine {
 
 impl Engine {
     /// An engine with `hash_mb` for its tables, `threads` search threads, the built-in book or
-    /// none, and the study's `level` (see [`crate::ablation`]; 7 is the full engine).
+    /// none, and the study's `level` (see [`crate::study`]; 7 is the full engine).
     pub fn new(hash_mb: usize, threads: usize, book: bool, level: u8) -> Result<Engine, ApiError> {
         if !(1..=crate::solver::MAX_THREADS).contains(&threads) {
             return Err(ApiError(format!(
@@ -388,16 +388,16 @@ impl Engine {
                 crate::solver::MAX_THREADS
             )));
         }
-        if !(crate::ablation::MINIMAX..=crate::ablation::FULL).contains(&level) {
+        if !(crate::study::MINIMAX..=crate::study::FULL).contains(&level) {
             return Err(ApiError(format!(
                 "level must be {}..={}, not {level}",
-                crate::ablation::MINIMAX,
-                crate::ablation::FULL
+                crate::study::MINIMAX,
+                crate::study::FULL
             )));
         }
         let mut searcher = Searcher::try_new(hash_mb).map_err(|e| ApiError(e.to_string()))?;
         searcher.set_threads(threads);
-        searcher.set_level(level);
+        searcher.set_techniques(crate::study::techniques(level));
         searcher.set_book(if book { Book::embedded() } else { None });
         Ok(Engine {
             searcher,

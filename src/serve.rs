@@ -230,8 +230,35 @@ pub fn run(opts: &ServeOptions) -> io::Result<()> {
             })
             .layer(axum::middleware::from_fn_with_state(
                 addr.ip().is_loopback(),
-                crate::gui::server::check_host,
+                check_host,
             ));
         axum::serve(listener, app).await
     })
+}
+
+/// On a loopback address, refuses a request that names another host (a page of another site
+/// reaching this port through DNS rebinding). `vier gui` guards its routes the same way.
+pub(crate) async fn check_host(
+    State(loopback): State<bool>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if loopback {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        let name = match host.rsplit_once(':') {
+            Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
+            _ => host,
+        };
+        if !matches!(name, "127.0.0.1" | "localhost" | "[::1]") {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!("this server answers only requests for this machine, not '{host}'"),
+            );
+        }
+    }
+    next.run(req).await
 }

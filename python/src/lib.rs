@@ -267,7 +267,7 @@ fn best_move(py: Python<'_>, pos: &Bound<'_, PyAny>, movetime_ms: Option<i64>) -
         let lent = ENGINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut engine = match lent {
             Some(e) => e,
-            None => api::Engine::new(LENT_HASH_MB, 1, true, vier::ablation::FULL)?,
+            None => api::Engine::new(LENT_HASH_MB, 1, true, vier::study::FULL)?,
         };
         let found = engine.search(&p, budget, None, None);
         ENGINES
