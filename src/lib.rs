@@ -17,9 +17,12 @@
 //!   node-count signature of the whole engine through the protocol's path;
 //! - [`gui`]: `vier gui`, a local web server that plays and analyses in the browser, talking to
 //!   an engine process over the protocol;
+//! - [`api`]: the engine with the board size chosen at run time, for the Python package and
+//!   [`serve`], the HTTP solve endpoint in the shape of Pons' web solver (`vier serve`, `vier gui`);
 //! - [`cli`]: the subcommands people run (`vier play`, `solve`, `book`, `perft`), thin layers
 //!   of input and output over the rest.
 
+pub mod api;
 pub mod board;
 pub mod book;
 pub mod book_build;
@@ -31,6 +34,7 @@ pub mod ordering;
 pub mod protocol;
 pub mod score;
 pub mod search;
+pub mod serve;
 pub mod solver;
 pub mod study;
 pub mod time;

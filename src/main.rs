@@ -99,6 +99,25 @@ enum Cmd {
         #[arg(long)]
         no_open: bool,
     },
+    /// Serve `GET /solve?pos=4453` (every column's exact score as JSON, in the shape of Pascal
+    /// Pons' web solver) over HTTP.
+    Serve {
+        /// Port to listen on (0: any free port).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+        /// Address to listen on; anything but 127.0.0.1 lets other machines in.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// Positions solved at once (default: the machine's cores); a few more wait, the rest
+        /// are answered 503.
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        jobs: Option<u16>,
+        /// Milliseconds a request may take to prove its position (the default and the most a
+        /// request's `budget_ms` may ask).
+        #[arg(long, default_value_t = vier::serve::DEFAULT_BUDGET_MS,
+              value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+        budget_ms: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -208,6 +227,22 @@ fn main() -> ExitCode {
             open: !no_open,
         })
         .map(|()| ExitCode::SUCCESS),
+        Some(Cmd::Serve {
+            port,
+            host,
+            jobs,
+            budget_ms,
+        }) => {
+            let mut limits = vier::serve::SolveLimits {
+                budget: std::time::Duration::from_millis(budget_ms),
+                ..Default::default()
+            };
+            if let Some(j) = jobs {
+                limits.jobs = j as usize;
+            }
+            vier::serve::run(&vier::serve::ServeOptions { host, port, limits })
+                .map(|()| ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

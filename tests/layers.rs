@@ -4,7 +4,8 @@
 //!
 //! rules (`board`) <- `score` <- the search's parts (`tt`, `ordering`, `eval`) <- `time` <-
 //! `control` <- `book` (files and lookups) <- `solver` <- `search` <- `study` <- `book_build`
-//! <- the front ends (`protocol`, `cli`, `gui`).
+//! <- `api` (the engine for embedders) <- `serve` (the HTTP solve route) <- the front ends
+//! (`protocol`, `cli`, `gui`).
 //!
 //! `cargo test --test layers` checks every `crate::` path in the code (comments aside) of every
 //! file under `src/` against this list.
@@ -24,6 +25,8 @@ const LAYERS: &[&[&str]] = &[
     &["search"],
     &["study"],
     &["book_build"],
+    &["api"],
+    &["serve"],
     &["protocol", "cli", "gui"],
 ];
 

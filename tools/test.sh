@@ -3,7 +3,9 @@
 # missing, then runs `cargo test --no-fail-fast` (arguments go to cargo test).
 #
 # Debian packages: fairy-stockfish (the referee's tests play it), parallel (GNU parallel: the
-# book's shard tests), chromium and chromium-driver (the browser tests of `vier gui`).
+# book's shard tests), chromium and chromium-driver (the browser tests of `vier gui`), and
+# python3-venv where python3 lacks ensurepip (tests/python_package.rs builds the Python package
+# into a virtual environment; maturin, pytest and pettingzoo come from PyPI into it).
 # Python packages, for the python3 the tests will run (the first on PATH, e.g. pyenv's):
 # selenium (browser tests) and matplotlib (the study's plots), from Debian (python3-selenium,
 # python3-matplotlib) when that python3 is Debian's own, else with its pip.
@@ -46,6 +48,8 @@ debian_python=false
 if command -v python3 >/dev/null; then
     python3 -c 'import selenium' 2>/dev/null || py_missing+=(selenium)
     python3 -c 'import matplotlib' 2>/dev/null || py_missing+=(matplotlib)
+    # Debian's python3 makes no virtual environment without python3-venv (no ensurepip)
+    python3 -c 'import ensurepip' 2>/dev/null || apt_missing+=(python3-venv)
     # Debian's own python3 takes Debian's packages (pip refuses to touch it, PEP 668)
     if [ "$(python3 -c 'import sys; print(sys.prefix)')" = /usr ]; then
         debian_python=true

@@ -84,6 +84,8 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .route("/api/session/{id}/settings", post(settings))
         .route("/api/session/{id}/position", post(position))
         .route("/api/session/{id}/analyse", post(analyse))
+        // Pons-style `GET /solve`, the route `vier serve` serves (issue 50)
+        .merge(crate::serve::routes(crate::serve::SolveLimits::default()))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
         .method_not_allowed_fallback(|| async {
             error(
@@ -94,34 +96,11 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn(check_origin))
         .layer(axum::middleware::from_fn(refuse_large_bodies))
-        .layer(axum::middleware::from_fn_with_state(loopback, check_host))
+        .layer(axum::middleware::from_fn_with_state(
+            loopback,
+            crate::serve::check_host,
+        ))
         .with_state(app)
-}
-
-async fn check_host(
-    State(loopback): State<bool>,
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    if loopback {
-        let host = req
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("");
-        let name = match host.rsplit_once(':') {
-            Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
-            _ => host,
-        };
-        if !matches!(name, "127.0.0.1" | "localhost" | "[::1]") {
-            return error(
-                StatusCode::FORBIDDEN,
-                format!("this server answers only requests for this machine, not '{host}'"),
-            )
-            .into_response();
-        }
-    }
-    next.run(req).await
 }
 
 /// Refuses a request that changes state when a page of another origin sent it: a page elsewhere
