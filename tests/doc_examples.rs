@@ -54,6 +54,15 @@ fn plans() -> Vec<(&'static str, Plan)> {
             "python3 tools/referee.py --tc movetime=100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
             Run(&[("--games 160", "--games 2")]),
         ),
+        (
+            "pip install .",
+            Skip("tests/python_package.rs installs the package into a virtual environment and runs the README's Python example"),
+        ),
+        ("vier serve", Skip("serves until it is ended: tests/serve.rs starts it and asks it")),
+        (
+            "curl 'http://127.0.0.1:8000/solve?pos=4453'",
+            Skip("asks the server above; tests/serve.rs asks a server of its own the same"),
+        ),
         ("tools/test.sh", Skip("the suite itself")),
         ("cargo test --release --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
         ("cargo test --release --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
