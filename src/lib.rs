@@ -10,6 +10,7 @@
 //!   with the solver interleaved); [`ablation`]: the study's lower levels of the searcher;
 //! - [`time`]: time management (a typed limit in, deadlines out); [`control`]: the one stop
 //!   rule the searcher and the solver poll;
+//! - [`levels`]: strength levels, a weaker player's choice among the engine's values;
 //! - [`book`]: the opening book (file format, building, the choice of book);
 //! - [`bench`](mod@bench): the deterministic node-count signature of the whole engine;
 //! - [`protocol`]: the UCI-style line protocol of protocol.md;
@@ -26,6 +27,7 @@ pub mod cli;
 pub mod control;
 pub mod eval;
 pub mod gui;
+pub mod levels;
 pub mod ordering;
 pub mod protocol;
 pub mod score;

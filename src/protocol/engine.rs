@@ -27,6 +27,7 @@ use crate::bench;
 use crate::board::Size;
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
+use crate::levels::{self, Strength};
 use crate::time::TimeLimit;
 use crate::tt::{check_size, TableError};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
@@ -46,6 +47,10 @@ struct Running {
     infinite: bool,
     /// The time limit to apply at `ponderhit`.
     time_limit: TimeLimit,
+    /// A strength level's choice at `bestmove` time: the level and its seed, with the lines of
+    /// the last complete iteration (every column's value).
+    level: Option<(u64, u64)>,
+    level_lines: Vec<crate::search::Line>,
 }
 
 enum Flow {
@@ -142,6 +147,8 @@ struct Engine<O: Write> {
     own_book: bool,
     /// The book `BookFile` names, loaded; `None` if it failed to load.
     book: Option<Arc<Book>>,
+    /// `Skill Level`, `UCI_LimitStrength`, `UCI_Elo`, `LevelSeed`.
+    strength: Strength,
 }
 
 impl<O: Write> Engine<O> {
@@ -166,6 +173,7 @@ impl<O: Write> Engine<O> {
             allocating: true,
             own_book: true,
             book,
+            strength: Strength::default(),
         }
     }
 
@@ -219,15 +227,30 @@ impl<O: Write> Engine<O> {
     fn report(&mut self, r: Report) -> Result<(), Fatal> {
         match r {
             Report::Info(it) => {
-                if let Some(run) = &self.running {
+                if let Some(run) = &mut self.running {
                     self.out.lines(run.root.info(&it, run.style));
+                    if run.level.is_some() {
+                        run.level_lines = it.lines;
+                    }
                 }
             }
             Report::Done(result) => {
                 if let Some(run) = self.running.take() {
                     self.out.lines(run.root.info(&result.last, run.style));
-                    self.out
-                        .line(&run.root.bestmove(result.best, run.style.notation));
+                    let mut best = result.best;
+                    // a strength level chooses among the columns' values (crate::levels)
+                    if let (Some((level, seed)), Some(_)) = (run.level, best) {
+                        let values = levels::column_values(&run.level_lines, &result.last.lines);
+                        let seed = levels::move_seed(seed, run.root.key());
+                        best = levels::choose(level, run.root.size().width(), &values, seed);
+                        if let Some(c) = best {
+                            self.out.line(&format!(
+                                "info string level {level} chooses column {}",
+                                c + 1
+                            ));
+                        }
+                    }
+                    self.out.line(&run.root.bestmove(best, run.style.notation));
                 }
                 for cmd in std::mem::take(&mut self.deferred) {
                     self.command(cmd)?;
@@ -402,6 +425,10 @@ impl<O: Write> Engine<O> {
                 }
             }
             (Opt::Variant, Value::Combo(_)) => self.style.notation = Notation::Drops,
+            (Opt::LimitStrength, Value::Check(b)) => self.strength.limit = b,
+            (Opt::Elo, Value::Spin(n)) => self.strength.elo = n,
+            (Opt::Skill, Value::Spin(n)) => self.strength.skill = n,
+            (Opt::LevelSeed, Value::Spin(n)) => self.strength.seed = n,
             (opt, value) => unreachable!("{opt:?} was declared with another type than {value:?}"),
         }
         Ok(())
@@ -446,7 +473,14 @@ impl<O: Write> Engine<O> {
             overhead_ms: self.overhead_ms,
             multipv: self.multipv,
         };
-        let plan = go::plan(&go, self.game.size(), self.game.moves(), settings);
+        let mut plan = go::plan(&go, self.game.size(), self.game.moves(), settings);
+        let level = self.strength.level();
+        if let Some(l) = level {
+            // a level wants every column's value, and thinks no longer than its node budget
+            let budget = levels::level(l).nodes;
+            plan.limits.multipv = self.game.size().width();
+            plan.limits.nodes = Some(plan.limits.nodes.map_or(budget, |n| n.min(budget)));
+        }
         if self.debug {
             self.out.line(&format!(
                 "info string debug soft {:?} hard {:?} ponder {}",
@@ -462,6 +496,8 @@ impl<O: Write> Engine<O> {
             style: self.style,
             infinite: go.infinite,
             time_limit: plan.time_limit,
+            level: level.map(|l| (l, self.strength.seed)),
+            level_lines: Vec::new(),
         });
     }
 

@@ -20,6 +20,11 @@ pub enum Opt {
     OwnBook,
     BookFile,
     SearchLevel,
+    // strength levels (crate::levels)
+    LimitStrength,
+    Elo,
+    Skill,
+    LevelSeed,
 }
 
 /// An option's type, default and range, as UCI lists them.
@@ -166,6 +171,39 @@ pub const OPTIONS: &[OptionDecl] = &[
             default: crate::ablation::FULL as u64,
             min: crate::ablation::MINIMAX as u64,
             max: crate::ablation::FULL as u64,
+        },
+    },
+    // Strength levels (crate::levels): a weaker player for people, chosen after the search.
+    OptionDecl {
+        opt: Opt::LimitStrength,
+        name: "UCI_LimitStrength",
+        kind: Kind::Check { default: false },
+    },
+    OptionDecl {
+        opt: Opt::Elo,
+        name: "UCI_Elo",
+        kind: Kind::Spin {
+            default: crate::levels::ELO[crate::levels::ELO.len() - 1] as u64,
+            min: crate::levels::ELO[0] as u64,
+            max: crate::levels::ELO[crate::levels::ELO.len() - 1] as u64,
+        },
+    },
+    OptionDecl {
+        opt: Opt::Skill,
+        name: "Skill Level",
+        kind: Kind::Spin {
+            default: crate::levels::FULL_SKILL,
+            min: 1,
+            max: crate::levels::FULL_SKILL,
+        },
+    },
+    OptionDecl {
+        opt: Opt::LevelSeed,
+        name: "LevelSeed",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: u32::MAX as u64,
         },
     },
 ];
