@@ -81,6 +81,9 @@ enum Cmd {
         /// Play (and give hints) without the opening book built into the binary.
         #[arg(long)]
         no_book: bool,
+        /// vier's strength: 1 (a beginner) to 9 (full strength, the default); `l N` changes it.
+        #[arg(long, default_value = "9", value_parser = cli::play::parse_level)]
+        level: Option<u64>,
     },
     /// Play and analyse in the browser: serves a local page and prints its address.
     Gui {
@@ -493,6 +496,7 @@ fn main() -> ExitCode {
             size,
             position,
             no_book,
+            level,
         }) => {
             let opts = cli::play::PlayOptions {
                 first,
@@ -500,6 +504,11 @@ fn main() -> ExitCode {
                 size,
                 position,
                 book: !no_book,
+                level,
+                // a person meets other moves in every run
+                seed: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64),
                 ..Default::default()
             }
             .detect_terminal();
