@@ -120,7 +120,7 @@ const CP_CAP: i32 = 400;
 
 /// The Elo of each `Skill Level` from 1 to [`FULL_SKILL`] (the full engine last), as measured
 /// by `tools/levels.py` (docs/levels/README.md: the table with its intervals and the command).
-pub const ELO: [u32; LEVELS.len() + 1] = [1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800];
+pub const ELO: [u32; LEVELS.len() + 1] = [537, 692, 883, 1035, 1223, 1496, 1736, 1803, 1911];
 
 /// The `Skill Level` that `UCI_Elo` asks for: the strongest whose Elo does not exceed it (the
 /// weakest for anything below the table).
