@@ -82,8 +82,9 @@ enum Cmd {
         #[arg(long)]
         no_book: bool,
         /// vier's strength: 1 (a beginner) to 9 (full strength, the default); `l N` changes it.
-        #[arg(long, default_value = "9", value_parser = cli::play::parse_level)]
-        level: Option<u64>,
+        #[arg(long, default_value_t = vier::levels::FULL_SKILL,
+              value_parser = clap::value_parser!(u64).range(1..=vier::levels::FULL_SKILL))]
+        level: u64,
     },
     /// Play and analyse in the browser: serves a local page and prints its address.
     Gui {
@@ -504,7 +505,8 @@ fn main() -> ExitCode {
                 size,
                 position,
                 book: !no_book,
-                level,
+                // the top level is the full engine
+                level: (level < vier::levels::FULL_SKILL).then_some(level),
                 // a person meets other moves in every run
                 seed: std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
