@@ -819,6 +819,45 @@ pub fn perft<const W: usize, const H: usize>(pos: &Position<W, H>, depth: u32) -
     n
 }
 
+/// [`perft`] that gives up once `stop` says so, polled at every inner node (a load, cheap next to
+/// the moves), so that a protocol `stop` ends even a depth that would run for years. Returns the
+/// count so far and whether it is complete.
+pub fn perft_until<const W: usize, const H: usize>(
+    pos: &Position<W, H>,
+    depth: u32,
+    stop: &dyn Fn() -> bool,
+) -> (u64, bool) {
+    fn walk<const W: usize, const H: usize>(
+        pos: &Position<W, H>,
+        depth: u32,
+        stop: &dyn Fn() -> bool,
+        n: &mut u64,
+    ) -> bool {
+        if depth <= 2 {
+            *n += perft(pos, depth);
+            return true;
+        }
+        if pos.is_game_over() {
+            return true;
+        }
+        if stop() {
+            return false;
+        }
+        let mut moves = pos.possible();
+        while moves != 0 {
+            let m = moves & moves.wrapping_neg();
+            moves ^= m;
+            if !walk(&pos.after(m), depth - 1, stop, n) {
+                return false;
+            }
+        }
+        true
+    }
+    let mut n = 0;
+    let complete = walk(pos, depth, stop, &mut n);
+    (n, complete)
+}
+
 /// A board size chosen at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size {

@@ -1,16 +1,36 @@
 //! The one stop rule: what ends a search, shared by whoever asks for it (the protocol loop, a
-//! terminal game, a hint) and whoever works (the searcher and the exact solver).
+//! terminal game, a hint) and whoever works (the searcher's threads, the exact solver's, the
+//! study's simple searches).
 //!
 //! A [`SearchControl`] holds the stop flag, the pondering state and the soft and hard deadlines
-//! that [`crate::time`] computed. Work ends when [`SearchControl::must_stop`] says so (the flag
-//! is set or the hard deadline has passed), or when its own node budget ([`NodeBudget`]) is
-//! spent; the searcher starts no new iteration once [`SearchControl::past_soft`]. Both the
-//! searcher and the solver poll the same rule, every few thousand nodes.
+//! that [`crate::time`] computed. A worker holds [`Limits`]: the search's control, the control
+//! of the group of threads it works in (a race of the solver's threads, the searcher's crew),
+//! and its own node budget ([`NodeBudget`]). Every search loop counts its nodes and, when
+//! [`poll_due`] says so (every [`SEARCH_POLL_NODES`] or [`SOLVER_POLL_NODES`]), asks its limits
+//! one question: [`Limits::reached`]. The searcher starts no new iteration once
+//! [`SearchControl::past_soft`].
 
 use crate::time::Deadlines;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// How often, in nodes, the searcher's loops ask their [`Limits`]: a few microseconds of work,
+/// so a deadline or `stop` is honoured at once, and the check costs nothing measurable.
+pub const SEARCH_POLL_NODES: u64 = 1024;
+/// How often the exact solver asks: its nodes are cheaper, so it asks less often for the same
+/// latency. A node budget is only seen to be spent at a poll, so budgets round up to a multiple
+/// of this; the book's selection thresholds were measured that way (changing it changes which
+/// positions a budget selects, and the solver's node counts under a budget).
+pub const SOLVER_POLL_NODES: u64 = 4096;
+
+/// Whether a loop that has counted `nodes` is due to ask its limits (`every`: one of the poll
+/// intervals above, a power of two).
+#[inline(always)]
+pub fn poll_due(nodes: u64, every: u64) -> bool {
+    debug_assert!(every.is_power_of_two());
+    nodes & (every - 1) == 0
+}
 
 /// Shared between the side that asks for a search and the side that runs it: stop flag,
 /// pondering state, deadlines.
@@ -148,6 +168,38 @@ impl NodeBudget {
     }
 }
 
+/// Everything that may end one worker's search, asked as one question ([`Limits::reached`]).
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// The search's stop flag and deadlines (none: only the rest can end it).
+    pub control: Option<Arc<SearchControl>>,
+    /// The group this worker works in: stopped when another thread of a race has answered, or
+    /// when the searcher's main thread has finished.
+    pub group: Option<Arc<SearchControl>>,
+    /// This worker's share of the work, counted in its own nodes.
+    pub budget: NodeBudget,
+}
+
+impl Limits {
+    /// Limits of a worker on its own: the search's control and a budget.
+    pub fn new(control: Option<Arc<SearchControl>>, budget: NodeBudget) -> Limits {
+        Limits {
+            control,
+            group: None,
+            budget,
+        }
+    }
+
+    /// The one question every search loop asks: must the worker, at `nodes`, stop now?
+    #[cold]
+    #[inline(never)]
+    pub fn reached(&self, nodes: u64) -> bool {
+        self.control.as_ref().is_some_and(|c| c.must_stop())
+            || self.group.as_ref().is_some_and(|g| g.must_stop())
+            || self.budget.spent(nodes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,5 +234,32 @@ mod tests {
         assert!(!b.spent(1009));
         assert!(b.spent(1010));
         assert!(!NodeBudget::UNLIMITED.spent(u64::MAX - 1));
+    }
+
+    #[test]
+    fn limits_are_reached_by_the_control_the_group_or_the_budget() {
+        let unlimited = Limits::default();
+        assert!(!unlimited.reached(u64::MAX - 1));
+        let control = SearchControl::unlimited();
+        let group = SearchControl::unlimited();
+        let l = Limits {
+            control: Some(control.clone()),
+            group: Some(group.clone()),
+            budget: NodeBudget::start(100, Some(50)),
+        };
+        assert!(!l.reached(149));
+        assert!(l.reached(150));
+        group.stop();
+        assert!(l.reached(0));
+        let l = Limits::new(Some(control.clone()), NodeBudget::UNLIMITED);
+        assert!(!l.reached(1 << 40));
+        control.stop();
+        assert!(l.reached(0));
+    }
+
+    #[test]
+    fn polls_fall_due_at_multiples_of_the_interval() {
+        assert!(poll_due(0, SOLVER_POLL_NODES) && poll_due(8192, SOLVER_POLL_NODES));
+        assert!(!poll_due(1024, SOLVER_POLL_NODES) && poll_due(1024, SEARCH_POLL_NODES));
     }
 }

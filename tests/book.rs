@@ -7,9 +7,9 @@ use common::{pons_set, run_vier};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use vier::board::{Position, Size};
-use vier::book::build::{build, enumerate, solve_entry, verify, BuildOptions};
 use vier::book::journal::journal_path;
-use vier::book::{checksum, position_from_key, Book, BookError};
+use vier::book::{checksum, image_checksum, position_from_key, Book, BookError};
+use vier::book_build::build::{build, enumerate, solve_entry, verify, BuildOptions};
 use vier::control::SearchControl;
 use vier::ordering::column_order;
 use vier::search::{Iteration, SearchLimits, Searcher};
@@ -245,56 +245,58 @@ fn keeps<const W: usize, const H: usize>(
     vier::score::of_move(p, c, |q| solver.solve(q)) == Ok(s)
 }
 
-/// A book of the first format (scores, no moves) still reads, and a build over it keeps its
-/// scores and finds only the moves: the same book as a build from nothing. A book of the
-/// second (whole keys, a score byte and a move byte) reads as the same book as the third.
+/// Books of the versions before the header was checksummed (1 to 3) are refused with the reason,
+/// and tools/book_upgrade.py turns a version-3 book into the same book of version 4 by
+/// rewriting its header alone.
 #[test]
-fn a_version_1_book_is_read_and_upgraded_by_a_build() {
+fn old_versions_are_refused_and_a_version_3_book_converts_by_its_header() {
     let dir = temp_dir("upgrade");
     let fresh = small_book(&dir, 5);
-    let (w, h) = (5, 4);
-    let mut body = Vec::new();
-    for (k, e) in fresh.values() {
-        body.extend_from_slice(&k.to_le_bytes()[..vier::book::key_bytes(w, h)]);
-        body.extend_from_slice(&[e.score as u8, e.best]);
+    let v4 = fresh.to_bytes();
+    assert_eq!(v4[8], 4);
+    // the version-3 image: the same bytes, its checksum of the entries alone
+    let mut v3 = v4.clone();
+    v3[8] = 3;
+    let sum = checksum(&v3[24..]);
+    v3[16..24].copy_from_slice(&sum.to_le_bytes());
+    for v in [1u8, 2, 3] {
+        let mut old = v3.clone();
+        old[8] = v;
+        let err = Book::from_bytes(&old).unwrap_err();
+        assert_eq!(err, BookError::OldVersion(v));
+        assert!(err.to_string().contains("no longer read"), "{err}");
     }
-    let mut v2 = b"VIERBOOK".to_vec();
-    v2.extend_from_slice(&[2, w as u8, h as u8, 5]);
-    v2.extend_from_slice(&(fresh.len() as u32).to_le_bytes());
-    v2.extend_from_slice(&checksum(&body).to_le_bytes());
-    v2.extend_from_slice(&body);
-    assert_eq!(Book::from_bytes(&v2).as_ref(), Ok(&fresh));
-    assert!(fresh.to_bytes().len() < v2.len());
-    assert_eq!(fresh.to_bytes()[8], 3);
-
-    let mut body = Vec::new();
-    for (k, s) in fresh.entries() {
-        body.extend_from_slice(&k.to_le_bytes()[..vier::book::key_bytes(w, h)]);
-        body.push(s as i8 as u8);
-    }
-    let mut v1 = b"VIERBOOK".to_vec();
-    v1.extend_from_slice(&[1, w as u8, h as u8, 5]);
-    v1.extend_from_slice(&(fresh.len() as u32).to_le_bytes());
-    v1.extend_from_slice(&checksum(&body).to_le_bytes());
-    v1.extend_from_slice(&body);
-    let old = Book::from_bytes(&v1).expect("version 1 reads");
-    assert_eq!(
-        old.entries().collect::<Vec<_>>(),
-        fresh.entries().collect::<Vec<_>>()
-    );
-    assert!(old.values().all(|(_, e)| e.best_col().is_none()));
-    let out = dir.join("upgraded.book");
-    std::fs::write(&out, &v1).unwrap();
-    let opts = options((w, h), 5, 1, out.clone());
-    let mut log = Vec::new();
-    let upgraded = build(&opts, &mut log).expect("builds");
-    let log = String::from_utf8(log).unwrap();
-    let last = enumerate::<5, 4>(5)[5].len();
-    assert!(
-        log.contains(&format!("{last} scores known without a best move")),
-        "{log}"
-    );
-    assert_eq!(upgraded.to_bytes(), fresh.to_bytes());
+    let old = dir.join("v3.book");
+    let new = dir.join("v4.book");
+    std::fs::write(&old, &v3).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tools/book_upgrade.py"
+        ))
+        .args([&old, &new])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    let converted = std::fs::read(&new).unwrap();
+    assert_eq!(converted[24..], v3[24..], "the entries are untouched");
+    assert_eq!(converted, v4);
+    assert_eq!(Book::load(&new).as_ref(), Ok(&fresh));
+    // a damaged version-3 book is not converted
+    let mut damaged = v3.clone();
+    let n = damaged.len();
+    damaged[n - 1] ^= 1;
+    std::fs::write(&old, &damaged).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tools/book_upgrade.py"
+        ))
+        .arg(&old)
+        .output()
+        .expect("python3 runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("damaged"));
 }
 
 /// Positions listed with `--extra` past the full-width depth are solved and kept, each once
@@ -479,6 +481,26 @@ fn damaged_files_are_refused_with_a_reason() {
         Book::from_bytes(&version),
         Err(BookError::UnsupportedVersion(9))
     );
+    // every header byte is covered: a book that claims another depth or count is refused
+    for at in [11, 12] {
+        let mut header = good.clone();
+        header[at] ^= 0x10;
+        assert!(
+            matches!(
+                Book::from_bytes(&header),
+                Err(BookError::Checksum { .. }
+                    | BookError::Truncated { .. }
+                    | BookError::TrailingBytes { .. })
+            ),
+            "byte {at}"
+        );
+    }
+    let mut depth = good.clone();
+    depth[11] = 20;
+    assert!(matches!(
+        Book::from_bytes(&depth),
+        Err(BookError::Checksum { .. })
+    ));
     let mut size = good.clone();
     size[9] = 12;
     assert!(matches!(
@@ -493,7 +515,7 @@ fn damaged_files_are_refused_with_a_reason() {
     let first = 24 + 1 + packing.table_bytes();
     let at = |i: usize| first + i * e;
     let resum = |bytes: &mut Vec<u8>| {
-        let sum = checksum(&bytes[24..]);
+        let sum = image_checksum(bytes);
         bytes[16..24].copy_from_slice(&sum.to_le_bytes());
     };
     // two neighbours in one bucket, so that swapped they are out of order

@@ -7,12 +7,12 @@ mod common;
 use common::run_vier;
 use std::collections::HashSet;
 use vier::board::{Position, Size};
-use vier::book::build::{build, enumerate, BuildOptions};
-use vier::book::select::{
-    held_past_depth, positions, positions_with, proof_cost, select, SelectOptions,
-};
 use vier::book::shard::ShardSpec;
 use vier::book::Book;
+use vier::book_build::build::{build, enumerate, BuildOptions};
+use vier::book_build::select::{
+    held_past_depth, positions, positions_with, proof_cost, select, SelectOptions,
+};
 use vier::solver::Solver;
 
 /// Positions of 7x6 after 0 to 6 plies (OEIS A212693); no game ends before the 7th disc, so

@@ -8,12 +8,12 @@ use common::run_vier;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use vier::board::Size;
-use vier::book::build::{
-    build, build_shard, enumerate, merge, BuildOptions, MergeError, MergeOptions,
-};
 use vier::book::journal::journal_path;
 use vier::book::shard::{shard_of, Shard, ShardError, ShardSpec};
 use vier::book::{key_discs, position_from_key, Book, Entry};
+use vier::book_build::build::{
+    build, build_shard, enumerate, merge, BuildOptions, MergeError, MergeOptions,
+};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("vier-shards-{}-{name}", std::process::id()));
@@ -590,9 +590,9 @@ fn shard_and_merge_commands() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--book no.book"));
 }
 
-/// The recipe of the README on this machine: the shards of a 5x5 book as GNU parallel jobs, then
-/// the merge; the result is the unsharded book. CI installs parallel (.ci/run); without it this
-/// test fails and says how to get it.
+/// The recipe of docs/book/building.md on this machine: the shards of a 5x5 book as GNU
+/// parallel jobs, then the merge; the result is the unsharded book. tools/test.sh installs
+/// parallel; without it this test fails and says how to get it.
 #[test]
 fn shards_through_gnu_parallel_merge_to_the_unsharded_book() {
     let found = Command::new("parallel").arg("--version").output();
@@ -601,7 +601,7 @@ fn shards_through_gnu_parallel_merge_to_the_unsharded_book() {
         found
             .as_ref()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("GNU parallel")),
-        "GNU parallel is needed for this test: apt-get install -y parallel (.ci/run installs it)"
+        "GNU parallel is needed for this test: apt-get install -y parallel (tools/test.sh installs it)"
     );
     let dir = temp_dir("parallel");
     let vier = env!("CARGO_BIN_EXE_vier");

@@ -159,3 +159,12 @@ fn hash_beyond_the_machine_is_refused() {
     );
     assert!(lines(&out)[0].starts_with("4455 "), "{:?}", lines(&out));
 }
+
+#[test]
+fn play_refuses_a_movetime_of_zero_as_its_t_command_does() {
+    let out = vier(&["play", "--movetime", "0"], "q\n");
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--movetime") && err.contains("1..="), "{err}");
+    assert!(out.stdout.is_empty(), "no game started");
+}

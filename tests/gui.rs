@@ -1,6 +1,6 @@
 //! Runs the browser tests of `vier gui` (tests/gui/test_gui.py: headless Chromium driven by
 //! selenium, and raw HTTP requests) against the binary under test. Chromium, chromedriver and
-//! selenium are installed by .ci/run; without them the Python run fails and says what is missing.
+//! selenium are installed by tools/test.sh; without them the Python run fails and says what is missing.
 //!
 //! The tests save a screenshot of a game with the analysis shown: to the target directory, or
 //! wherever VIER_GUI_SCREENSHOT says (`VIER_GUI_SCREENSHOT=$PWD/docs/gui.png cargo test --test

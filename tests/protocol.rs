@@ -214,17 +214,16 @@ fn isready_mid_search_and_stop_gives_one_bestmove() {
     let mut e = Engine::start();
     e.send("position startpos");
     e.send("go infinite");
-    std::thread::sleep(Duration::from_millis(200));
-    let before = e.sync();
+    // the search is under way once it has reported a depth
+    let mut before = e.until_prefix("info depth");
+    before.extend(e.sync());
     assert!(
         !before.iter().any(|l| l.starts_with("bestmove")),
         "{before:?}"
     );
-    std::thread::sleep(Duration::from_millis(100));
-    let t = Instant::now();
+    // `go infinite` answers only after `stop` (the timeout of `until` only guards a hang)
     e.send("stop");
     let lines = e.until_prefix("bestmove");
-    assert!(t.elapsed() < Duration::from_secs(2));
     assert!(
         lines[lines.len() - 2].starts_with("info depth"),
         "{lines:?}"
@@ -277,9 +276,8 @@ fn thousand_go_stop_cycles() {
 #[test]
 fn movetime_is_answered() {
     let mut e = Engine::start();
-    let t = Instant::now();
+    // answered without a `stop`: the movetime ends the search
     let lines = e.search("position startpos moves 44", "go movetime 100");
-    assert!(t.elapsed() < Duration::from_secs(5));
     let mv = bestmove(&lines);
     assert!(["1", "2", "3", "4", "5", "6", "7"].contains(&mv), "{mv}");
     // a clock, from both sides' view
@@ -474,6 +472,113 @@ fn end_of_input_finishes_the_search() {
     assert_eq!(rest.iter().filter(|l| l.starts_with("bestmove")).count(), 1);
 }
 
+/// Closes the input and returns how long the engine took to exit after that, its last lines
+/// and its status (the engine's own TIMEOUT still guards against a hang).
+fn time_to_exit(e: Engine) -> (Duration, Vec<String>, Option<i32>) {
+    let t = Instant::now();
+    let (rest, status) = e.close_and_wait();
+    (t.elapsed(), rest, status)
+}
+
+#[test]
+fn end_of_input_stops_a_long_movetime_search_at_once() {
+    let mut e = Engine::start();
+    e.send("setoption name OwnBook value false");
+    e.send("position startpos moves 1");
+    e.send("go movetime 100000");
+    e.until_prefix("info depth");
+    let (took, rest, status) = time_to_exit(e);
+    assert_eq!(status, Some(0));
+    assert!(bestmove(&rest).len() == 1, "{rest:?}");
+    // a search that ran on would take 100 s; the bound is wide for a loaded machine
+    assert!(took < Duration::from_secs(10), "exited after {took:?}");
+}
+
+#[test]
+fn end_of_input_stops_a_ponder_search_and_a_clock_search() {
+    for go in ["go ponder movetime 100000", "go wtime 600000 btime 600000"] {
+        let mut e = Engine::start();
+        e.send("setoption name OwnBook value false");
+        e.send("position startpos moves 1");
+        e.send(go);
+        e.until_prefix("info depth");
+        let (took, rest, status) = time_to_exit(e);
+        assert_eq!(status, Some(0), "{go}");
+        bestmove(&rest);
+        assert!(
+            took < Duration::from_secs(10),
+            "{go}: exited after {took:?}"
+        );
+    }
+}
+
+/// `go perft 40` from the empty board would count for years: only an interruption ends it.
+const ENDLESS_PERFT: &str = "go perft 40";
+
+#[test]
+fn perft_answers_isready_and_stops_with_the_count_so_far() {
+    let mut e = Engine::start();
+    e.send(ENDLESS_PERFT);
+    let before = e.sync();
+    assert!(before.is_empty(), "{before:?}");
+    e.send("stop");
+    let out = e.until_prefix("info string perft");
+    let line = out.last().unwrap();
+    assert!(line.ends_with(" stopped"), "{line}");
+    assert_eq!(field(line, "depth"), Some("40"), "{line}");
+    let nodes: u64 = field(line, "nodes").unwrap().parse().unwrap();
+    assert!(nodes > 0, "{line}");
+    // the engine goes on as before: a finished perft is not marked stopped
+    e.send("go perft 4");
+    let done = e.until_prefix("info string perft");
+    assert!(
+        matches(
+            "info string perft depth 4 nodes 2401 time {int}",
+            done.last().unwrap()
+        ),
+        "{done:?}"
+    );
+}
+
+#[test]
+fn quit_and_end_of_input_end_a_perft() {
+    let mut e = Engine::start();
+    e.send(ENDLESS_PERFT);
+    e.send("quit");
+    let (_, rest, status) = time_to_exit(e);
+    assert_eq!(status, Some(0), "{rest:?}");
+    assert!(
+        rest.last().is_some_and(|l| l.ends_with(" stopped")),
+        "{rest:?}"
+    );
+
+    let mut e = Engine::start();
+    e.send(ENDLESS_PERFT);
+    e.sync();
+    let (_, rest, status) = time_to_exit(e);
+    assert_eq!(status, Some(0), "{rest:?}");
+    assert!(
+        rest.last().is_some_and(|l| l.ends_with(" stopped")),
+        "{rest:?}"
+    );
+}
+
+#[test]
+fn perft_past_the_empty_cells_is_refused() {
+    let mut e = Engine::start();
+    e.send("go perft 99999999999");
+    e.send("position startpos moves 4444");
+    e.send("go perft 39");
+    let out = e.sync();
+    assert_eq!(
+        out,
+        [
+            "info string error: perft depth too large: the board has 42 empty cells",
+            "info string error: perft depth too large: the board has 38 empty cells",
+        ]
+    );
+}
+
 #[test]
 fn searcher_panic_exits_nonzero() {
     let mut e = Engine::start_with_env(&[("VIER_TEST_SEARCHER_PANIC", "1")]);
@@ -598,10 +703,16 @@ fn protocol_md_examples() {
 #[test]
 fn ponder_waits_for_ponderhit() {
     let mut e = Engine::start();
+    // without the book the search goes on deepening, so it reports how long it has run
+    e.send("setoption name OwnBook value false");
     e.send("position startpos moves 44");
     e.send("go ponder movetime 100");
-    std::thread::sleep(Duration::from_millis(300));
-    let out = e.sync();
+    // past its movetime by its own report, and still no bestmove before `ponderhit`
+    let mut out = e.until(|l| {
+        l.starts_with("info depth")
+            && field(l, "time").and_then(|t| t.parse::<u64>().ok()) > Some(100)
+    });
+    out.extend(e.sync());
     assert!(!out.iter().any(|l| l.starts_with("bestmove")), "{out:?}");
     e.send("ponderhit");
     let lines = e.until_prefix("bestmove");
@@ -781,12 +892,12 @@ fn book_file_answers_covered_positions_at_once() {
     // a win, a draw and a loss for the side to move, all within the book's 8 discs
     for moves in ["1", "13", "12", "3332", "12121"] {
         let want = exact_5x4(moves);
-        let t = Instant::now();
+        // a search would use the whole minute, past the hang guard of `until`; the book
+        // answers at depth 1, with tbhits
         let lines = e.search(
             &format!("position startpos moves {moves}"),
-            "go movetime 20000",
+            "go movetime 60000",
         );
-        assert!(t.elapsed() < Duration::from_secs(5), "{moves}: {lines:#?}");
         let last = last_info(&lines);
         assert_eq!(field(last, "depth"), Some("1"), "{moves}: {lines:#?}");
         assert!(tbhits(last).is_some_and(|n| n > 0), "{moves}: {lines:#?}");
@@ -949,11 +1060,10 @@ fn book_file_back_to_empty_is_the_embedded_book() {
     assert!((1..=7).contains(&mv));
 }
 
-/// protocol.md's option table lists exactly the options of the engine's table, with the same
-/// types, ranges and defaults.
+/// protocol.md's option table lists exactly the options the engine declares in its `uci`
+/// listing, with the same types, ranges and defaults.
 #[test]
 fn protocol_md_documents_the_option_table() {
-    use vier::protocol::options::{Kind, OPTIONS};
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol.md"))
         .expect("protocol.md");
     let section = doc
@@ -972,19 +1082,36 @@ fn protocol_md_documents_the_option_table() {
             Some((name.to_string(), cells[2].to_string(), default.to_string()))
         })
         .collect();
-    let documented: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
-    let declared: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
-    assert_eq!(documented, declared, "protocol.md's option rows");
-    for (o, (_, ty, default)) in OPTIONS.iter().zip(&rows) {
-        let (want_ty, want_default) = match o.kind {
-            Kind::Spin { default, min, max } => (format!("spin {min}..{max}"), default.to_string()),
-            Kind::Check { default } => ("check".into(), default.to_string()),
-            Kind::Button => ("button".into(), String::new()),
-            Kind::Combo { default, vars } => (format!("combo {}", vars.join(" ")), default.into()),
-            Kind::Text { default } => ("string".into(), default.into()),
-        };
-        assert_eq!((ty, default), (&want_ty, &want_default), "{}", o.name);
-    }
+    // `option name N type T [default D] [min a max b] [var v]...`, as the engine lists them
+    let mut e = Engine::start();
+    e.send("uci");
+    let declared: Vec<(String, String, String)> = e
+        .until(|l| l == "uciok")
+        .iter()
+        .filter_map(|l| l.strip_prefix("option name "))
+        .map(|l| {
+            let (name, rest) = l.split_once(" type ").expect("a type");
+            let words: Vec<&str> = rest.split(' ').collect();
+            let after = |key: &str| {
+                let at = words.iter().position(|w| *w == key)?;
+                Some(words[at + 1].to_string())
+            };
+            let vars: Vec<&str> = words
+                .windows(2)
+                .filter(|w| w[0] == "var")
+                .map(|w| w[1])
+                .collect();
+            let ty = match words[0] {
+                "spin" => format!("spin {}..{}", after("min").unwrap(), after("max").unwrap()),
+                "combo" => format!("combo {}", vars.join(" ")),
+                "string" => "string".into(),
+                other => other.into(),
+            };
+            (name.to_string(), ty, after("default").unwrap_or_default())
+        })
+        .collect();
+    assert!(declared.len() >= 10, "the uci listing: {declared:?}");
+    assert_eq!(rows, declared, "protocol.md's option rows against `uci`");
 }
 
 /// The nodes of a `go depth 10` from `4453` without the book: with one thread, the same in
@@ -1285,9 +1412,9 @@ fn limit_off_gives_the_full_engines_moves_on_the_bench_positions() {
     ] {
         e.send(&format!("setoption name {cmd}"));
     }
-    let depth = vier::bench::BENCH_DEPTH;
+    let depth = vier::protocol::bench::BENCH_DEPTH;
     let mut compared = 0;
-    for moves in vier::bench::BENCH_POSITIONS {
+    for moves in vier::protocol::bench::BENCH_POSITIONS {
         // the bench's search line: "<moves> depth D bestmove C nodes N time T ms"
         let line = text
             .lines()
@@ -1306,7 +1433,7 @@ fn limit_off_gives_the_full_engines_moves_on_the_bench_positions() {
         );
         compared += 1;
     }
-    assert_eq!(compared, vier::bench::BENCH_POSITIONS.len());
+    assert_eq!(compared, vier::protocol::bench::BENCH_POSITIONS.len());
 }
 
 /// The immediate-win-and-block beginner: wins if it can, blocks if it must, else a column

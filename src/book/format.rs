@@ -18,12 +18,14 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "VIERBOOK"
-//!      8     1  format version (3; versions 1 and 2 are still read)
+//!      8     1  format version (4; older versions are refused: their checksum left the
+//!                 header out, so a damaged depth or size went unnoticed)
 //!      9     1  board width W
 //!     10     1  board height H
 //!     11     1  depth: the book holds every position with at most this many discs
 //!     12     4  entry count N
-//!     16     8  FNV-1a 64 checksum of every byte from offset 24 to the end
+//!     16     8  FNV-1a 64 checksum of the whole file but this field: bytes 0 to 15,
+//!                 then every byte from offset 24 to the end
 //!     24     1  bucket bits B (at most min(W*(H+1), 24))
 //!     25  4*2^B bucket table: for each bucket b = 0 .. 2^B-1, as a u32, the index of its
 //!                 first entry (0 for bucket 0, never decreasing, at most N); bucket b holds
@@ -37,7 +39,7 @@
 //!                                    the key (the mirror image's column when the position
 //!                                    was stored as its mirror), C the bits of the largest
 //!                                    code (2S+1)*(W+1)-1 (a best of 0, no move, is
-//!                                    refused as in version 2)
+//!                                    refused)
 //!                 bits L+C ..        zero (else the code's score is impossible)
 //!               E = ceil((L+C)/8); T = 25 + 4*2^B
 //! ```
@@ -47,9 +49,10 @@
 //! entry is 5 bytes (31 key bits and the code) and the table 1 MiB. The buckets make the stored
 //! keys short without losing one bit: a book answers exactly or not at all.
 //!
-//! Versions 1 and 2 stored each key whole, in K = ceil(W*(H+1)/8) bytes (7 on 7x6), followed
-//! by the score as an i8 and (version 2) the best move as a u8, from offset 24, the checksum
-//! covering the entries: 9 bytes an entry on 7x6. A version-1 entry reads with no best move.
+//! Version 3 was this layout with a checksum of the bytes from offset 24 only; versions 1 and 2
+//! stored each key whole, in K = ceil(W*(H+1)/8) bytes (7 on 7x6), followed by the score as an
+//! i8 and (version 2) the best move as a u8. All three are refused with the reason; a version-3
+//! book becomes a version-4 one by rewriting its header alone (`tools/book_upgrade.py`).
 //! In memory a book is its format-3 image, searched where it lies: a key's top bits name its
 //! bucket, binary search on the low bits finds it in the bucket's few entries or not at all. The
 //! book built into the binary is used in place, checked once, never copied or decoded. A build
@@ -63,11 +66,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"VIERBOOK";
-pub const VERSION: u8 = 3;
-/// The first version, without the best moves: still read (a build reuses its scores).
-const VERSION_SCORES_ONLY: u8 = 1;
-/// Whole keys with a score byte and a move byte: still read.
-const VERSION_WHOLE_KEYS: u8 = 2;
+pub const VERSION: u8 = 4;
 const HEADER: usize = 24;
 /// A bucket table of more than 2^24 buckets (64 MiB) is refused as damage.
 const MAX_BUCKET_BITS: u32 = 24;
@@ -91,6 +90,8 @@ pub enum BookError {
     },
     BadMagic,
     UnsupportedVersion(u8),
+    /// A version before the header was checksummed (1 to 3).
+    OldVersion(u8),
     /// The board size in the header is not one vier plays.
     BadSize {
         width: u8,
@@ -141,9 +142,15 @@ impl fmt::Display for BookError {
             BookError::UnsupportedVersion(v) => {
                 write!(
                     f,
-                    "book format version {v} is not supported (this vier reads {VERSION_SCORES_ONLY} to {VERSION})"
+                    "book format version {v} is not supported (this vier reads version {VERSION})"
                 )
             }
+            BookError::OldVersion(v) => write!(
+                f,
+                "book format version {v} is no longer read: its checksum does not cover its \
+                 header (size, depth, count), version {VERSION}'s does; rebuild the book, or \
+                 convert a version-3 book with tools/book_upgrade.py"
+            ),
             BookError::BadSize { width, height } => {
                 write!(
                     f,
@@ -189,6 +196,18 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// The checksum a book file's header holds: of the whole image but the checksum field itself
+/// (bytes 16 to 23), so that the size, depth and count are covered as well as the entries.
+pub fn image_checksum(image: &[u8]) -> u64 {
+    let fold = |h: u64, bytes: &[u8]| {
+        bytes.iter().fold(h, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    };
+    let head = fold(0xcbf2_9ce4_8422_2325, &image[..16.min(image.len())]);
+    fold(head, image.get(HEADER..).unwrap_or_default())
 }
 
 /// Bytes of a key on a board of this size.
@@ -523,8 +542,10 @@ fn file_image(
     out.push(height as u8);
     out.push(depth as u8);
     out.extend_from_slice(&(keys.len() as u32).to_le_bytes());
-    out.extend_from_slice(&checksum(&body).to_le_bytes());
+    out.extend_from_slice(&[0; 8]);
     out.extend_from_slice(&body);
+    let sum = image_checksum(&out);
+    out[16..24].copy_from_slice(&sum.to_le_bytes());
     out
 }
 
@@ -607,7 +628,10 @@ impl Book {
         }
         let version = head[8];
         let (width, height) = (head[9], head[10]);
-        if !(VERSION_SCORES_ONLY..=VERSION).contains(&version) {
+        if (1..VERSION).contains(&version) {
+            return Err(BookError::OldVersion(version));
+        }
+        if version != VERSION {
             return Err(BookError::UnsupportedVersion(version));
         }
         if crate::board::Size::new(width as usize, height as usize).is_err() {
@@ -615,9 +639,6 @@ impl Book {
         }
         let (w, h) = (width as usize, height as usize);
         let count = u32::from_le_bytes(head[12..16].try_into().expect("4 bytes")) as usize;
-        if version < VERSION {
-            return Ok(HEADER + count * entry_bytes(w, h, version == VERSION_WHOLE_KEYS));
-        }
         let bits = *head.get(HEADER).ok_or_else(|| truncated(HEADER + 1))?;
         let packing = Packing::new(w, h, bits as u32).ok_or(BookError::BadBucketBits(bits))?;
         Ok(HEADER + packing.body_bytes(count))
@@ -643,24 +664,15 @@ impl Book {
                 found: bytes.len(),
             });
         }
-        let (version, w, h) = (bytes[8], bytes[9] as usize, bytes[10] as usize);
+        let (w, h) = (bytes[9] as usize, bytes[10] as usize);
         let depth = bytes[11] as u32;
         let count = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
         let stored = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
-        let body = &bytes[HEADER..];
-        let computed = checksum(body);
+        let computed = image_checksum(&bytes);
         if computed != stored {
             return Err(BookError::Checksum { stored, computed });
         }
-        if version != VERSION {
-            let (keys, values) = decode_entries(body, w, h, version == VERSION_WHOLE_KEYS)?;
-            return Ok(Book::from_entries(
-                w,
-                h,
-                depth,
-                keys.into_iter().zip(values).collect(),
-            ));
-        }
+        let body = &bytes[HEADER..];
         let packing =
             Packing::new(w, h, body[0] as u32).ok_or(BookError::BadBucketBits(body[0]))?;
         let max_moves = packing.check(body, count, h)?.max(depth);
@@ -963,7 +975,7 @@ mod tests {
         let start = |bytes: &mut Vec<u8>, bucket: usize, value: u32| {
             let at = HEADER + 1 + 4 * bucket;
             bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-            let sum = checksum(&bytes[HEADER..]);
+            let sum = image_checksum(bytes);
             bytes[16..24].copy_from_slice(&sum.to_le_bytes());
         };
         for (bucket, value) in [(0, 1), (5, 101), (15, 0)] {

@@ -1,18 +1,15 @@
 //! The opening book: the exact score of every position up to a given number of discs, made by
-//! vier itself (`vier book build`) and looked up by the solver and the searcher.
+//! vier itself (`vier book build`, [`crate::book_build`]) and looked up by the solver and the
+//! searcher. This module is below the solver: files and lookups only.
 //!
-//! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book, [`build`]
-//! makes and checks books (whole, or in [`shard`]s merged afterwards; a shard file's bytes are
-//! drawn there), [`journal`] keeps a build resumable, [`openings`] picks balanced openings from
-//! a book, [`select`] chooses the positions past the full width that a build should add, and
-//! [`open`] is the one place that chooses the book a command uses: the built-in
-//! one, a file, or none.
+//! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book,
+//! [`shard`] a shard file of a build in pieces (its bytes are drawn there), [`journal`] the file
+//! that keeps a build resumable, [`openings`] picks balanced openings from a book, and [`open`]
+//! is the one place that chooses the book a command uses: the built-in one, a file, or none.
 
-pub mod build;
 pub mod format;
 pub mod journal;
 pub mod openings;
-pub mod select;
 pub mod shard;
 
 pub use format::*;

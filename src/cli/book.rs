@@ -1,12 +1,323 @@
-//! `vier book`'s output: reading a book for the commands, and describing what it holds. The
-//! building and checking are the library's ([`crate::book::build`]).
+//! `vier book`: its arguments and commands, reading a book for them, and describing what it
+//! holds. The building and checking are the library's ([`crate::book_build`]).
 
 use crate::board::{Position, Size};
-use crate::book::build::display_moves;
 use crate::book::{key_discs, Book, BookError};
+use crate::book_build::build::display_moves;
 use crate::with_size;
+use clap::Subcommand;
 use std::io::{self, Write};
 use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(Subcommand)]
+pub enum BookCmd {
+    /// Solves every position with exactly DEPTH discs, scores the earlier ones from them and
+    /// writes the book; interrupted builds resume from OUT.partial. With --shard K/N, solves
+    /// only shard K of N into OUT (a shard file for `vier book merge`).
+    Build {
+        /// The book holds every position with at most this many discs.
+        #[arg(long)]
+        depth: u32,
+        /// Solver threads (each with its own table).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Table size per thread, MB. A book's positions take milliseconds each: a table that
+        /// stays near the cache solves them faster than a large one.
+        #[arg(long, default_value_t = 16, value_parser = super::table_mb)]
+        hash: usize,
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+        /// The book file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Add the main line (best play for both sides, every move from each of its positions
+        /// scored) up to positions of this many discs (with shards: at the merge).
+        #[arg(long, default_value_t = 0)]
+        line: u32,
+        /// Solve only shard K of N (0 <= K < N) of the positions with DEPTH discs.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<crate::book::shard::ShardSpec>,
+        /// Also solve and keep the positions listed in FILE (one move string per line, `#`
+        /// comments), wherever they lie past DEPTH: chosen positions the full width misses.
+        /// With --shard, the shard's part of them (split by key, as the ply).
+        #[arg(long, value_name = "FILE")]
+        extra: Option<std::path::PathBuf>,
+        /// Take the exact scores this book holds instead of solving them again (say the shipped
+        /// book, for the shards of a layer built over it).
+        #[arg(long, value_name = "FILE")]
+        book: Option<std::path::PathBuf>,
+    },
+    /// Checks that the shard files of a build belong together and are complete, and writes the
+    /// book they make: the same bytes as an unsharded build.
+    Merge {
+        /// The book file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Add the main line up to positions of this many discs, as `build --line` does.
+        #[arg(long, default_value_t = 0)]
+        line: u32,
+        /// Table size for the main line's solves, MB.
+        #[arg(long, default_value_t = 1024, value_parser = super::table_mb)]
+        hash: usize,
+        /// The list the shards were built with (`build --extra`): every shard must hold its
+        /// part of it.
+        #[arg(long, value_name = "FILE")]
+        extra: Option<std::path::PathBuf>,
+        /// The shard files, all N of them, in any order.
+        #[arg(required = true)]
+        shards: Vec<std::path::PathBuf>,
+    },
+    /// Chooses positions for `build --extra` (Tromp's way): of the candidates, prints those
+    /// whose proof (a move that keeps the value, from an empty table) costs the engine more
+    /// than NODES in either orientation (the position or its mirror image); the engine proves
+    /// the rest in play within that.
+    Select {
+        /// The proof budget, in nodes.
+        #[arg(long)]
+        nodes: u64,
+        /// The candidates: a file of move strings, one a line (`#` comments), `-` for stdin
+        /// (`vier book positions` lists a whole ply).
+        candidates: std::path::PathBuf,
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Table size per thread, MB (cleared for each candidate).
+        #[arg(long, default_value_t = 1, value_parser = super::table_mb)]
+        hash: usize,
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+    },
+    /// Every position with DISCS discs whose game is not over, each mirror pair once, as move
+    /// strings: depth-first from the empty board, centre column first (the order a build
+    /// solves them in). Candidates for `vier book select`. With --book, the positions a book
+    /// holds past its full width instead: the `--extra` list that builds it again.
+    Positions {
+        /// The number of discs (with --book: only the book's positions with this many).
+        #[arg(long, required_unless_present = "book")]
+        discs: Option<u32>,
+        #[arg(long, default_value = "7x6")]
+        size: Size,
+        /// Only the positions in shard K of N (split by key, as `build --shard` splits).
+        #[arg(long)]
+        shard: Option<crate::book::shard::ShardSpec>,
+        /// List what this book holds past its depth, in key order (its size, not --size).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+    },
+    /// Balanced openings for matches: the positions of a few plies that the book scores a draw
+    /// or a narrow win, written as tools/openings.txt is.
+    Openings {
+        /// Book file (default: the one built in).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 2)]
+        min_plies: u32,
+        #[arg(long, default_value_t = 6)]
+        max_plies: u32,
+        /// Keep draws and wins whose score is at most this (1: a win with the winner's last disc).
+        #[arg(long, default_value_t = 1)]
+        max_score: i32,
+    },
+    /// Re-solves a random sample of a book's entries without any book; exit status 1 on a
+    /// mismatch.
+    Verify {
+        file: std::path::PathBuf,
+        /// Entries to check (all if the book has fewer).
+        #[arg(long, default_value_t = 100)]
+        sample: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 256, value_parser = super::table_mb)]
+        hash: usize,
+    },
+    /// Size and depth of a book; with --moves, the book's score of that position and of every
+    /// column.
+    Info {
+        file: std::path::PathBuf,
+        /// Move string (`-` for the empty board).
+        #[arg(long)]
+        moves: Option<String>,
+    },
+}
+
+/// Runs a `vier book` command.
+pub fn run(cmd: BookCmd) -> io::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    match cmd {
+        BookCmd::Build {
+            depth,
+            threads,
+            hash,
+            size,
+            out: file,
+            line,
+            shard,
+            extra,
+            book,
+        } => {
+            let extra = read_list(extra)?;
+            let opts = crate::book_build::build::BuildOptions {
+                size,
+                depth,
+                threads,
+                hash_mb: hash,
+                out: file,
+                line,
+                extra,
+                book,
+            };
+            match shard {
+                None => crate::book_build::build::build(&opts, &mut io::stderr()).map(|_| ()),
+                Some(spec) => crate::book_build::build::build_shard(&opts, spec, &mut io::stderr())
+                    .map(|_| ()),
+            }
+            .map(|()| ExitCode::SUCCESS)
+        }
+        BookCmd::Merge {
+            out: file,
+            line,
+            hash,
+            extra,
+            shards,
+        } => {
+            let opts = crate::book_build::build::MergeOptions {
+                out: file,
+                line,
+                hash_mb: hash,
+                extra: read_list(extra)?,
+            };
+            crate::book_build::build::merge(&opts, &shards, &mut io::stderr())
+                .map(|_| ExitCode::SUCCESS)
+        }
+        BookCmd::Verify {
+            file,
+            sample,
+            seed,
+            hash,
+        } => {
+            let book = load(&file)?;
+            let sum = crate::book_build::build::verify(&book, sample, seed, hash, &mut out)?;
+            eprintln!(
+                "checked {} of {} entries, mismatches {}",
+                sum.checked,
+                book.len(),
+                sum.mismatches
+            );
+            Ok(if sum.mismatches > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        BookCmd::Openings {
+            book,
+            min_plies,
+            max_plies,
+            max_score,
+        } => {
+            let source = book.map_or(
+                crate::book::BookSource::BuiltIn,
+                crate::book::BookSource::File,
+            );
+            let book = crate::book::open(&source)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{source}: {e}")))?
+                .expect("a book was asked for");
+            let opts = crate::book::openings::OpeningsOptions {
+                min_plies,
+                max_plies,
+                max_score,
+            };
+            let list = crate::book::openings::openings(&book, opts)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+            let mut command = format!(
+                "vier book openings --min-plies {min_plies} --max-plies {max_plies} --max-score {max_score}"
+            );
+            if let crate::book::BookSource::File(path) = &source {
+                command += &format!(" --book {}", path.display());
+            }
+            openings_file(&book, &command, &opts, &list, &mut out).map(|_| ExitCode::SUCCESS)
+        }
+        BookCmd::Select {
+            nodes,
+            candidates,
+            threads,
+            hash,
+            size,
+        } => {
+            let list = if candidates.as_os_str() == "-" {
+                crate::book_build::build::read_move_lines(io::stdin().lock())?
+            } else {
+                crate::book_build::build::read_move_list(&candidates)?
+            };
+            let opts = crate::book_build::select::SelectOptions {
+                size,
+                nodes,
+                threads,
+                hash_mb: hash,
+            };
+            let started = std::time::Instant::now();
+            let sel = crate::book_build::select::select(&opts, &list, &mut io::stderr())?;
+            for m in &sel.kept {
+                writeln!(out, "{m}")?;
+            }
+            eprintln!(
+                "kept {} of {} candidates ({:.1}%) that cost more than {} nodes to prove; \
+                 probes {} nodes in {:.1} s",
+                sel.kept.len(),
+                sel.candidates,
+                100.0 * sel.kept.len() as f64 / sel.candidates.max(1) as f64,
+                nodes,
+                sel.nodes,
+                started.elapsed().as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        BookCmd::Positions {
+            discs,
+            size,
+            shard,
+            book,
+        } => {
+            let shard = shard.unwrap_or(crate::book::shard::ShardSpec::WHOLE);
+            let list = match (book, discs) {
+                (Some(file), discs) => {
+                    let book = load(&file)?;
+                    crate::book_build::select::held_past_depth(&book, discs, shard)?
+                }
+                (None, Some(discs)) => {
+                    if discs as usize >= size.width() * size.height() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!("{discs} discs do not leave a move on {size}"),
+                        ));
+                    }
+                    crate::book_build::select::positions(size, discs, shard)
+                }
+                (None, None) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "--discs or --book: which positions to list",
+                    ))
+                }
+            };
+            for m in list {
+                writeln!(out, "{m}")?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BookCmd::Info { file, moves } => {
+            let book = load(&file)?;
+            info(&book, moves.as_deref(), &mut out).map(|_| ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The move strings of an `--extra` list, none without one.
+fn read_list(path: Option<std::path::PathBuf>) -> io::Result<Vec<String>> {
+    path.map_or(Ok(Vec::new()), |p| {
+        crate::book_build::build::read_move_list(&p)
+    })
+}
 
 /// Reads a book for the commands, turning its error into an `io::Error` that says which file.
 pub fn load(path: &Path) -> io::Result<Book> {

@@ -15,3 +15,15 @@ pub fn perft(size: Size, moves: &str, depth: u32) -> Result<u64, BoardError> {
         Ok(perft_from(&p, depth))
     })
 }
+
+/// A `--hash` size: a number of megabytes the machine has.
+pub fn table_mb(s: &str) -> Result<usize, String> {
+    let mb: usize = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of megabytes"))?;
+    if mb == 0 {
+        return Err("a table needs at least 1 MB".into());
+    }
+    crate::tt::check_size(mb).map_err(|e| e.to_string())?;
+    Ok(mb)
+}

@@ -28,6 +28,11 @@ use tokio_stream::StreamExt;
 pub const MAX_SESSIONS: usize = 8;
 /// Requests carry a few small fields; anything larger is refused unread.
 const BODY_LIMIT: usize = 16 * 1024;
+/// A body announced as larger than [`BODY_LIMIT`] is read and thrown away up to this much, so
+/// that the client gets its 413 instead of a connection reset; past it the connection is cut.
+const DRAIN_LIMIT: usize = 64 * 1024 * 1024;
+/// ... and for at most this long.
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 const INDEX: &str = include_str!("web/index.html");
 const SCRIPT: &str = include_str!("web/app.js");
@@ -39,6 +44,8 @@ pub struct App {
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     ids: RandomState,
     counter: std::sync::atomic::AtomicU64,
+    /// One permit per engine process that may run: [`MAX_SESSIONS`].
+    engine_slots: Arc<tokio::sync::Semaphore>,
 }
 
 type Shared = Arc<App>;
@@ -51,6 +58,7 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         sessions: Mutex::new(HashMap::new()),
         ids: RandomState::new(),
         counter: Default::default(),
+        engine_slots: Arc::new(tokio::sync::Semaphore::new(MAX_SESSIONS)),
     });
     Router::new()
         .route(
@@ -76,6 +84,8 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .route("/api/session/{id}/settings", post(settings))
         .route("/api/session/{id}/position", post(position))
         .route("/api/session/{id}/analyse", post(analyse))
+        // Pons-style `GET /solve`, the route `vier serve` serves (issue 50)
+        .merge(crate::serve::routes(crate::serve::SolveLimits::default()))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
         .method_not_allowed_fallback(|| async {
             error(
@@ -84,34 +94,83 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
             )
         })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(loopback, check_host))
+        .layer(axum::middleware::from_fn(check_origin))
+        .layer(axum::middleware::from_fn(refuse_large_bodies))
+        .layer(axum::middleware::from_fn_with_state(
+            loopback,
+            crate::serve::check_host,
+        ))
         .with_state(app)
 }
 
-async fn check_host(
-    State(loopback): State<bool>,
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    if loopback {
-        let host = req
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("");
-        let name = match host.rsplit_once(':') {
-            Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
-            _ => host,
+/// Refuses a request that changes state when a page of another origin sent it: a page elsewhere
+/// must not start or end a person's games, even knowing the port. Browsers say where a request
+/// comes from in `Sec-Fetch-Site` and `Origin`; a request with neither (a script, curl) is no
+/// page's and passes.
+async fn check_origin(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let safe = matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD | axum::http::Method::OPTIONS
+    );
+    if !safe {
+        let headers = req.headers();
+        let text = |name| {
+            headers
+                .get(name)
+                .and_then(|h: &header::HeaderValue| h.to_str().ok())
         };
-        if !matches!(name, "127.0.0.1" | "localhost" | "[::1]") {
+        // "none": typed by the person; "same-origin": this page
+        let site_ok = text("sec-fetch-site").is_none_or(|s| s == "same-origin" || s == "none");
+        let host = text(header::HOST.as_str()).unwrap_or("");
+        let origin_ok = text(header::ORIGIN.as_str()).is_none_or(|o| {
+            o.strip_prefix("http://")
+                .or_else(|| o.strip_prefix("https://"))
+                .is_some_and(|rest| rest == host)
+        });
+        if !site_ok || !origin_ok {
             return error(
                 StatusCode::FORBIDDEN,
-                format!("this server answers only requests for this machine, not '{host}'"),
+                "requests that change a game must come from this server's own page".into(),
             )
             .into_response();
         }
     }
     next.run(req).await
+}
+
+/// A body announced as larger than [`BODY_LIMIT`] gets a 413 after it has been read and dropped
+/// (within [`DRAIN_LIMIT`] and [`DRAIN_TIME`]): answering before reading it would close the
+/// connection under a client still sending, which sees a reset, not the reason.
+async fn refuse_large_bodies(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|s| s.parse::<u64>().ok());
+    let Some(len) = announced.filter(|&n| n > BODY_LIMIT as u64) else {
+        return next.run(req).await;
+    };
+    if len <= DRAIN_LIMIT as u64 {
+        let mut data = req.into_body().into_data_stream();
+        let _ = tokio::time::timeout(DRAIN_TIME, async {
+            let mut read = 0usize;
+            while let Some(Ok(chunk)) = data.next().await {
+                read += chunk.len();
+                if read > DRAIN_LIMIT {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body has {len} bytes; at most {BODY_LIMIT} are accepted"),
+    )
+    .into_response()
 }
 
 fn page(kind: &'static str, body: &'static str) -> Response {
@@ -189,7 +248,7 @@ async fn create(State(app): State<Shared>) -> Response {
             .map_or(0, |d| d.as_nanos()),
     );
     let id = format!("{:016x}", h.finish());
-    let s = Session::new(id.clone(), app.engine.clone());
+    let s = Session::new(id.clone(), app.engine.clone(), app.engine_slots.clone());
     let mut all = app.sessions.lock().unwrap_or_else(|e| e.into_inner());
     while all.len() >= MAX_SESSIONS {
         let oldest = all

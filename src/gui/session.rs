@@ -9,7 +9,7 @@ use crate::score::ordinal;
 use serde::Serialize;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::sync::{watch, Notify};
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::{sleep, sleep_until};
 
 /// Who the engine plays.
@@ -133,7 +133,9 @@ enum Job {
 }
 
 impl Session {
-    pub fn new(id: String, engine: EngineCmd) -> Arc<Session> {
+    /// `slots` bounds the engine processes of all sessions together: one is held from before
+    /// an engine starts until it has been ended.
+    pub fn new(id: String, engine: EngineCmd, slots: Arc<Semaphore>) -> Arc<Session> {
         let state = State {
             size: Size::default(),
             moves: Vec::new(),
@@ -168,7 +170,7 @@ impl Session {
             closed: watch::Sender::new(false),
         });
         s.publish(&mut s.lock());
-        tokio::spawn(engine_task(s.clone(), engine));
+        tokio::spawn(engine_task(s.clone(), engine, slots));
         s
     }
 
@@ -479,8 +481,11 @@ fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
 
 /// Drives the session's engine: starts it, gives it the job the state asks for, restarts it when
 /// it dies or hangs, and ends it when the session closes.
-async fn engine_task(sess: Arc<Session>, cmd: EngineCmd) {
+async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) {
     let mut engine: Option<Engine> = None;
+    // held while `engine` may be alive: a game's engine starts only once an evicted game's
+    // engine has been ended, so a burst of new games never runs more engines than games
+    let mut slot: Option<OwnedSemaphorePermit> = None;
     let mut configured: Option<(Size, usize, u64)> = None;
     let mut failures = 0u32;
     let mut closed = sess.closed.subscribe();
@@ -494,6 +499,15 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd) {
                 st.engine.state = "starting";
                 st.engine.pid = None;
             });
+            if slot.is_none() {
+                tokio::select! {
+                    permit = slots.clone().acquire_owned() => match permit {
+                        Ok(p) => slot = Some(p),
+                        Err(_) => break, // the server is shutting down
+                    },
+                    _ = closed.changed() => continue,
+                }
+            }
             match Engine::start(&cmd).await {
                 Ok(e) => {
                     let pid = e.pid;
@@ -540,6 +554,7 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd) {
                 if let Some(e) = engine.take() {
                     e.kill().await;
                 }
+                slot = None;
                 sess.update(|st| {
                     st.engine.state = "error";
                     st.engine.message = format!("{msg}; the engine was restarted");
@@ -560,6 +575,7 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd) {
     if let Some(e) = engine.take() {
         e.kill().await;
     }
+    drop(slot);
 }
 
 /// Runs one job; `Err` means the engine died or hung and must be restarted.

@@ -17,23 +17,25 @@
 //! searcher the book to consult, or none, with [`Job::SetBook`]. A book that fails to load is
 //! reported and leaves the engine without a book; it never ends the engine.
 
+use super::bench;
 use super::format::{InfoStyle, Notation};
 use super::game::{new_game, Game};
 use super::go::{self, GoSettings};
-use super::options::{self, Opt, Value, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
+use super::options::{self, Kind, OptionDecl, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
+use super::options::{EMPTY, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS};
 use super::parse::{parse_line, Command, GoParams, Query};
 use super::threads::{read_lines, searcher_thread, Input, Job, Report, MAX_LINE};
-use crate::bench;
 use crate::board::Size;
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
 use crate::levels::{self, Strength};
+use crate::solver::MAX_THREADS;
+use crate::study;
 use crate::time::TimeLimit;
 use crate::tt::{check_size, TableError};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Exit status after a panic on the searcher thread.
 pub const PANIC_EXIT: u8 = 101;
@@ -44,13 +46,14 @@ struct Running {
     /// The position searched (the loop's own may change meanwhile).
     root: Box<dyn Game>,
     style: InfoStyle,
-    infinite: bool,
     /// The time limit to apply at `ponderhit`.
     time_limit: TimeLimit,
     /// A strength level's choice at `bestmove` time: the level and its seed, with the lines of
     /// the last complete iteration (every column's value).
     level: Option<(u64, u64)>,
     level_lines: Vec<crate::search::Line>,
+    /// `go perft` of this depth, not a search: it ends with [`Report::Perft`].
+    perft: Option<u32>,
 }
 
 enum Flow {
@@ -62,12 +65,12 @@ enum Flow {
 struct Fatal(String);
 
 /// Writes whole lines, flushing each; a write error (the GUI went away) ends the loop.
-struct Out<O: Write> {
-    w: O,
+struct Out {
+    w: Box<dyn Write>,
     failed: bool,
 }
 
-impl<O: Write> Out<O> {
+impl Out {
     fn line(&mut self, s: &str) {
         if self.failed {
             return;
@@ -91,7 +94,7 @@ impl<O: Write> Out<O> {
 
 /// Runs the protocol on `input` and `output` until `quit` or the end of input; returns the exit
 /// status (0, or [`PANIC_EXIT`] after a searcher panic).
-pub fn run(input: impl Read + Send + 'static, output: impl Write) -> u8 {
+pub fn run(input: impl Read + Send + 'static, output: impl Write + 'static) -> u8 {
     let (in_tx, in_rx) = unbounded();
     std::thread::Builder::new()
         .name("vier-stdin".into())
@@ -105,7 +108,7 @@ pub fn run(input: impl Read + Send + 'static, output: impl Write) -> u8 {
         .expect("spawn the searcher");
     let mut engine = Engine::new(
         Out {
-            w: output,
+            w: Box::new(output),
             failed: false,
         },
         job_tx,
@@ -126,8 +129,8 @@ pub fn run(input: impl Read + Send + 'static, output: impl Write) -> u8 {
     code
 }
 
-struct Engine<O: Write> {
-    out: Out<O>,
+struct Engine {
+    out: Out,
     jobs: Sender<Job>,
     reports: Receiver<Report>,
     /// The position, typed by the board size.
@@ -151,8 +154,180 @@ struct Engine<O: Write> {
     strength: Strength,
 }
 
-impl<O: Write> Engine<O> {
-    fn new(out: Out<O>, jobs: Sender<Job>, reports: Receiver<Report>) -> Engine<O> {
+/// Every option, in the order `uci` lists them, each declared with its action (see
+/// [`options`]); protocol.md's option table documents them (a test compares the two).
+const OPTIONS: &[OptionDecl<Engine>] = &[
+    OptionDecl {
+        name: "Hash",
+        kind: Kind::Spin {
+            default: DEFAULT_HASH_MB as u64,
+            min: 2,
+            max: MAX_HASH_MB as u64,
+            set: |e, mb| e.set_hash(mb as usize),
+        },
+    },
+    OptionDecl {
+        name: "Threads",
+        kind: Kind::Spin {
+            default: 1,
+            min: 1,
+            max: MAX_THREADS as u64,
+            set: |e, n| e.send(Job::SetThreads(n as usize)),
+        },
+    },
+    OptionDecl {
+        name: "Clear Hash",
+        kind: Kind::Button {
+            press: |e| e.send(Job::Clear),
+        },
+    },
+    OptionDecl {
+        name: "MoveOverhead",
+        kind: Kind::Spin {
+            default: DEFAULT_MOVE_OVERHEAD_MS,
+            min: 0,
+            max: MAX_MOVE_OVERHEAD_MS,
+            set: |e, ms| {
+                e.overhead_ms = ms;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "MultiPV",
+        kind: Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 9,
+            set: |e, n| {
+                e.multipv = n as usize;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "UCI_ShowWDL",
+        kind: Kind::Check {
+            default: false,
+            set: |e, on| {
+                e.style.show_wdl = on;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "Width",
+        kind: Kind::Spin {
+            default: 7,
+            min: 4,
+            max: 9,
+            set: |e, w| e.set_size(w as usize, e.want.1),
+        },
+    },
+    OptionDecl {
+        name: "Height",
+        kind: Kind::Spin {
+            default: 6,
+            min: 4,
+            max: 9,
+            set: |e, h| e.set_size(e.want.0, h as usize),
+        },
+    },
+    OptionDecl {
+        name: "UCI_Variant",
+        kind: Kind::Combo {
+            default: "cfour",
+            vars: &["cfour"],
+            set: |e, _| {
+                e.style.notation = Notation::Drops;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "OwnBook",
+        kind: Kind::Check {
+            default: true,
+            set: |e, on| {
+                e.own_book = on;
+                e.install_book();
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "BookFile",
+        kind: Kind::Text {
+            default: EMPTY,
+            set: |e, path| {
+                e.set_book_file(path);
+                Ok(())
+            },
+        },
+    },
+    // For the study (tools/study.py) only: the lecture's techniques one at a time, see
+    // crate::study. The default is the full engine.
+    OptionDecl {
+        name: "SearchLevel",
+        kind: Kind::Spin {
+            default: study::FULL as u64,
+            min: study::MINIMAX as u64,
+            max: study::FULL as u64,
+            set: |e, level| e.send(Job::SetTechniques(study::techniques(level as u8))),
+        },
+    },
+    // Strength levels (crate::levels): a weaker player for people, chosen after the search.
+    // As UCI has it, UCI_LimitStrength with UCI_Elo takes precedence over Skill Level.
+    OptionDecl {
+        name: "UCI_LimitStrength",
+        kind: Kind::Check {
+            default: false,
+            set: |e, on| {
+                e.strength.limit = on;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "UCI_Elo",
+        kind: Kind::Spin {
+            default: levels::ELO[levels::ELO.len() - 1] as u64,
+            min: levels::ELO[0] as u64,
+            max: levels::ELO[levels::ELO.len() - 1] as u64,
+            set: |e, elo| {
+                e.strength.elo = elo;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "Skill Level",
+        kind: Kind::Spin {
+            default: levels::FULL_SKILL,
+            min: 1,
+            max: levels::FULL_SKILL,
+            set: |e, skill| {
+                e.strength.skill = skill;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "LevelSeed",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: u32::MAX as u64,
+            set: |e, seed| {
+                e.strength.seed = seed;
+                Ok(())
+            },
+        },
+    },
+];
+
+impl Engine {
+    fn new(out: Out, jobs: Sender<Job>, reports: Receiver<Report>) -> Engine {
         let size = Size::default();
         let _ = jobs.send(Job::SetHash(DEFAULT_HASH_MB));
         // OwnBook defaults to true: the built-in book from the start
@@ -175,6 +350,12 @@ impl<O: Write> Engine<O> {
             book,
             strength: Strength::default(),
         }
+    }
+
+    /// Hands the searcher thread a job (it runs them in order).
+    fn send(&self, job: Job) -> Result<(), String> {
+        let _ = self.jobs.send(job);
+        Ok(())
     }
 
     fn error(&mut self, msg: &str) {
@@ -205,13 +386,9 @@ impl<O: Write> Engine<O> {
                         self.error(&format!("line longer than {MAX_LINE} bytes discarded"))
                     }
                     Ok(Input::Eof) | Err(_) => {
-                        // end of input: quit once the running search has answered
-                        if let Some(r) = &self.running {
-                            if r.infinite || r.control.is_pondering() {
-                                r.control.stop();
-                            }
-                        }
-                        self.wait_done()?;
+                        // end of input: the GUI is gone, so no search may keep a core busy for
+                        // it, whatever its limit; stop it and quit once it has answered
+                        self.stop_and_wait()?;
                         return Ok(());
                     }
                 },
@@ -252,15 +429,33 @@ impl<O: Write> Engine<O> {
                     }
                     self.out.line(&run.root.bestmove(best, run.style.notation));
                 }
-                for cmd in std::mem::take(&mut self.deferred) {
-                    self.command(cmd)?;
+                self.run_deferred()?;
+            }
+            Report::Perft { nodes, complete } => {
+                if let Some(run) = self.running.take() {
+                    let depth = run.perft.unwrap_or_default();
+                    let ms = run.control.elapsed().as_millis();
+                    // a stopped count says so: it is the leaves counted so far, not the answer
+                    let stopped = if complete { "" } else { " stopped" };
+                    self.out.line(&format!(
+                        "info string perft depth {depth} nodes {nodes} time {ms}{stopped}"
+                    ));
                 }
+                self.run_deferred()?;
             }
             Report::Pong => {}
             Report::HashRefused { mb, error } => self.error(&hash_refused(mb, &error)),
             Report::Panicked(msg) => {
                 return Err(Fatal(format!("the searcher thread panicked: {msg}")))
             }
+        }
+        Ok(())
+    }
+
+    /// Applies the commands that waited for the search that just ended.
+    fn run_deferred(&mut self) -> Result<(), Fatal> {
+        for cmd in std::mem::take(&mut self.deferred) {
+            self.command(cmd)?;
         }
         Ok(())
     }
@@ -368,68 +563,38 @@ impl<O: Write> Engine<O> {
         self.out
             .line(&format!("id name vier {}", env!("CARGO_PKG_VERSION")));
         self.out.line("id author the vier developers");
-        self.out
-            .lines(options::OPTIONS.iter().map(|o| o.uci_line()));
+        self.out.lines(OPTIONS.iter().map(|o| o.uci_line()));
         self.out.line(ok);
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let Some(decl) = options::find(name) else {
+        let Some(decl) = options::find(OPTIONS, name) else {
             return self.error(&format!("unknown option '{name}'"));
         };
-        let result = decl.check(value).and_then(|v| self.apply(decl.opt, v));
-        if let Err(e) = result {
+        if let Err(e) = decl.set(self, value) {
             self.error(&e);
         }
     }
 
-    /// Applies a checked option value.
-    fn apply(&mut self, opt: Opt, value: Value) -> Result<(), String> {
-        match (opt, value) {
-            (Opt::Hash, Value::Spin(n)) => {
-                // refused at once when the machine has less memory; the searcher thread reports
-                // an allocation the system refuses all the same
-                check_size(n as usize).map_err(|e| hash_refused(n as usize, &e))?;
-                self.allocating = true;
-                let _ = self.jobs.send(Job::SetHash(n as usize));
-            }
-            (Opt::Threads, Value::Spin(n)) => {
-                let _ = self.jobs.send(Job::SetThreads(n as usize));
-            }
-            (Opt::ClearHash, _) => {
-                let _ = self.jobs.send(Job::Clear);
-            }
-            (Opt::MoveOverhead, Value::Spin(n)) => self.overhead_ms = n,
-            (Opt::MultiPv, Value::Spin(n)) => self.multipv = n as usize,
-            (Opt::ShowWdl, Value::Check(b)) => self.style.show_wdl = b,
-            (Opt::OwnBook, Value::Check(b)) => {
-                self.own_book = b;
-                self.install_book();
-            }
-            (Opt::BookFile, Value::Text(path)) => self.set_book_file(&path),
-            (Opt::SearchLevel, Value::Spin(n)) => {
-                let _ = self.jobs.send(Job::SetLevel(n as u8));
-            }
-            (Opt::Width | Opt::Height, Value::Spin(n)) => {
-                if opt == Opt::Width {
-                    self.want.0 = n as usize;
-                } else {
-                    self.want.1 = n as usize;
-                }
-                let size = Size::new(self.want.0, self.want.1)
-                    .map_err(|e| format!("{e}; the board stays {}", self.game.size()))?;
-                if size != self.game.size() {
-                    self.game = new_game(size);
-                    // keys mean other positions on another board
-                    let _ = self.jobs.send(Job::Clear);
-                }
-            }
-            (Opt::Variant, Value::Combo(_)) => self.style.notation = Notation::Drops,
-            (Opt::LimitStrength, Value::Check(b)) => self.strength.limit = b,
-            (Opt::Elo, Value::Spin(n)) => self.strength.elo = n,
-            (Opt::Skill, Value::Spin(n)) => self.strength.skill = n,
-            (Opt::LevelSeed, Value::Spin(n)) => self.strength.seed = n,
-            (opt, value) => unreachable!("{opt:?} was declared with another type than {value:?}"),
+    /// `Hash`: refused at once when the machine has less memory; the searcher thread reports an
+    /// allocation the system refuses all the same.
+    fn set_hash(&mut self, mb: usize) -> Result<(), String> {
+        check_size(mb).map_err(|e| hash_refused(mb, &e))?;
+        self.allocating = true;
+        let _ = self.jobs.send(Job::SetHash(mb));
+        Ok(())
+    }
+
+    /// `Width` or `Height` (the other as last requested): a new empty board when they make a
+    /// supported size other than the current one.
+    fn set_size(&mut self, width: usize, height: usize) -> Result<(), String> {
+        self.want = (width, height);
+        let size = Size::new(width, height)
+            .map_err(|e| format!("{e}; the board stays {}", self.game.size()))?;
+        if size != self.game.size() {
+            self.game = new_game(size);
+            // keys mean other positions on another board
+            let _ = self.jobs.send(Job::Clear);
         }
         Ok(())
     }
@@ -494,20 +659,36 @@ impl<O: Write> Engine<O> {
             control,
             root: self.game.clone_box(),
             style: self.style,
-            infinite: go.infinite,
             time_limit: plan.time_limit,
             level: level.map(|l| (l, self.strength.seed)),
             level_lines: Vec::new(),
+            perft: None,
         });
     }
 
+    /// `go perft`: runs on the searcher thread like a search, so that `stop`, `isready`, `quit`
+    /// and the end of input work meanwhile. A depth past the board's empty cells is refused:
+    /// no sequence is that long, and a huge depth is a mistake, not a question.
     fn perft(&mut self, depth: u32) {
-        let t = Instant::now();
-        let n = self.game.perft(depth);
-        self.out.line(&format!(
-            "info string perft depth {depth} nodes {n} time {}",
-            t.elapsed().as_millis()
-        ));
+        let empty = self.game.size().cells() as u32 - self.game.moves();
+        if depth > empty {
+            return self.error(&format!(
+                "perft depth too large: the board has {empty} empty cells"
+            ));
+        }
+        let control = SearchControl::new(Default::default(), false);
+        let _ = self
+            .jobs
+            .send(Job::Perft(self.game.perft(depth, control.clone())));
+        self.running = Some(Running {
+            control,
+            root: self.game.clone_box(),
+            style: self.style,
+            time_limit: TimeLimit::default(),
+            level: None,
+            level_lines: Vec::new(),
+            perft: Some(depth),
+        });
     }
 
     fn query(&mut self, q: Query) {
@@ -528,4 +709,33 @@ impl<O: Write> Engine<O> {
 /// The error printed when a `Hash` size cannot be had.
 fn hash_refused(mb: usize, error: &TableError) -> String {
     format!("Hash {mb}: {error}; the tables stay as they were")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every declared option is found by its name in any case, and its action accepts its own
+    /// default: a declaration whose default its range or its action refuses fails here.
+    #[test]
+    fn every_option_is_found_by_name_and_accepts_its_own_default() {
+        let (jobs, _job_rx) = unbounded();
+        let (_report_tx, reports) = unbounded();
+        let out = Out {
+            w: Box::new(std::io::sink()),
+            failed: false,
+        };
+        let mut e = Engine::new(out, jobs, reports);
+        for o in OPTIONS {
+            let found = options::find(OPTIONS, &o.name.to_ascii_uppercase()).expect("found");
+            assert!(std::ptr::eq(found, o), "{} is declared once", o.name);
+            assert_eq!(
+                o.set(&mut e, Some(&o.default_value())),
+                Ok(()),
+                "{}",
+                o.name
+            );
+        }
+        assert_eq!(e.game.size(), Size::default());
+    }
 }

@@ -8,7 +8,7 @@
 
 use super::format::{self, InfoStyle, Notation};
 use super::parse::{MoveToken, Query, StartPos};
-use crate::board::{perft, BoardError, Player, Position, Size};
+use crate::board::{perft_until, BoardError, Player, Position, Size};
 use crate::control::SearchControl;
 use crate::eval;
 use crate::search::{Iteration, Reporter, SearchLimits, SearchResult, Searcher};
@@ -17,6 +17,9 @@ use std::sync::Arc;
 
 /// A search of one root, ready to run on a searcher.
 pub type SearchTask = Box<dyn FnOnce(&mut Searcher, &mut dyn Reporter) -> SearchResult + Send>;
+/// A perft of one root, ready to run on the searcher thread: the count so far and whether it is
+/// complete (a `stop` ends it early).
+pub type PerftTask = Box<dyn FnOnce() -> (u64, bool) + Send>;
 
 /// What the protocol does with its position, on a board whose size the implementation knows.
 pub trait Game: Send {
@@ -31,7 +34,8 @@ pub trait Game: Send {
     fn info(&self, it: &Iteration, style: InfoStyle) -> Vec<String>;
     /// `bestmove ...` for a 0-based column of the current position.
     fn bestmove(&self, best: Option<usize>, notation: Notation) -> String;
-    fn perft(&self, depth: u32) -> u64;
+    /// A perft of the current position that ends early once `control` is stopped.
+    fn perft(&self, depth: u32, control: Arc<SearchControl>) -> PerftTask;
     /// `d`: the drawing, then `board`, `fen` and `moves` lines.
     fn display(&self) -> Vec<String>;
     /// `eval`: the evaluation's terms, as `info string` lines.
@@ -88,8 +92,9 @@ impl<const W: usize, const H: usize> Game for Typed<W, H> {
         format::bestmove(&self.0, best, notation)
     }
 
-    fn perft(&self, depth: u32) -> u64 {
-        perft(&self.0, depth)
+    fn perft(&self, depth: u32, control: Arc<SearchControl>) -> PerftTask {
+        let root = self.0;
+        Box::new(move || perft_until(&root, depth, &|| control.is_stopped()))
     }
 
     fn display(&self) -> Vec<String> {

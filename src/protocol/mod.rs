@@ -2,8 +2,11 @@
 //! command (a pure function), [`engine`] is the loop that owns the engine state, [`threads`]
 //! holds its reader and searcher threads, [`game`] the position typed by the board size, [`go`]
 //! the plan of a search (limits and deadlines, a pure function),
-//! [`options`] the one table of options, and [`format`](mod@format) what the engine writes about a search.
+//! [`options`] how an option is declared with its action, [`format`](mod@format) what the
+//! engine writes about a search, and [`bench`](mod@bench) the signature of the whole engine
+//! through the path a GUI's commands take.
 
+pub mod bench;
 pub mod engine;
 pub mod format;
 pub mod game;

@@ -3,10 +3,10 @@
 //! never buffered whole), and the searcher runs one [`Job`] at a time and sends [`Report`]s
 //! back. A panic on the searcher is caught and reported.
 
-use super::game::SearchTask;
+use super::game::{PerftTask, SearchTask};
 use super::options::DEFAULT_HASH_MB;
 use crate::book::Book;
-use crate::search::{Iteration, SearchResult, Searcher};
+use crate::search::{Iteration, SearchResult, Searcher, Techniques};
 use crate::tt::TableError;
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
@@ -28,11 +28,13 @@ pub enum Input {
 /// Work for the searcher thread.
 pub enum Job {
     Search(SearchTask),
+    /// `go perft`: answered by [`Report::Perft`].
+    Perft(PerftTask),
     SetHash(usize),
     /// Threads for the search and the solver's proofs.
     SetThreads(usize),
-    /// The study's search level (`SearchLevel`, see [`crate::ablation`]).
-    SetLevel(u8),
+    /// The techniques the search uses (the study's `SearchLevel`, see [`crate::study`]).
+    SetTechniques(Techniques),
     Clear,
     /// The book the searcher consults from now on (`None`: no book).
     SetBook(Option<Arc<Book>>),
@@ -44,6 +46,11 @@ pub enum Job {
 pub enum Report {
     Info(Iteration),
     Done(SearchResult),
+    /// A perft's count, and whether it ran to the end (not stopped).
+    Perft {
+        nodes: u64,
+        complete: bool,
+    },
     Pong,
     /// The machine could not give the tables of a `Hash` change; the old ones stay.
     HashRefused {
@@ -106,15 +113,15 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
     let mut searcher: Option<Searcher> = None;
     let mut book: Option<Arc<Book>> = None;
     let mut threads = 1;
-    let mut level = crate::ablation::FULL;
+    let mut techniques = Techniques::ALL;
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
             Job::SetHash(mb) => {
-                // keeps the book, the threads and the level; a refused size leaves the tables
+                // keeps the book, the threads and the techniques; a refused size leaves the tables
                 let result = match searcher.as_mut() {
                     Some(s) => s.set_hash(mb),
                     None => Searcher::try_new(mb).map(|mut s| {
-                        s.set_level(level);
+                        s.set_techniques(techniques);
                         s.set_book(book.clone());
                         s.set_threads(threads);
                         searcher = Some(s);
@@ -130,11 +137,11 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                 }
                 threads = n;
             }
-            Job::SetLevel(n) => {
+            Job::SetTechniques(t) => {
                 if let Some(s) = searcher.as_mut() {
-                    s.set_level(n);
+                    s.set_techniques(t);
                 }
-                level = n;
+                techniques = t;
             }
             Job::Clear => {
                 if let Some(s) = searcher.as_mut() {
@@ -150,13 +157,17 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
             Job::Ping => {
                 let _ = reports.send(Report::Pong);
             }
+            Job::Perft(task) => {
+                let (nodes, complete) = task();
+                let _ = reports.send(Report::Perft { nodes, complete });
+            }
             Job::Search(task) => {
                 if panic_on_search {
                     panic!("{PANIC_ENV} is set");
                 }
                 let s = searcher.get_or_insert_with(|| {
                     let mut s = Searcher::new(DEFAULT_HASH_MB);
-                    s.set_level(level);
+                    s.set_techniques(techniques);
                     s.set_book(book.clone());
                     s.set_threads(threads);
                     s

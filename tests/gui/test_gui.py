@@ -13,6 +13,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import unittest
 import urllib.error
@@ -31,7 +32,7 @@ try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
-    sys.exit("selenium is missing: `python3 -m pip install selenium` (.ci/run installs it)")
+    sys.exit("selenium is missing: `python3 -m pip install selenium` (tools/test.sh installs it)")
 
 
 def chromium_paths():
@@ -40,7 +41,7 @@ def chromium_paths():
     if not browser or not driver:
         sys.exit(
             "Chromium or chromedriver is missing: `apt-get install chromium chromium-driver` "
-            "(.ci/run installs them)"
+            "(tools/test.sh installs them)"
         )
     return browser, driver
 
@@ -122,6 +123,18 @@ class Server:
             r = http.client.HTTPResponse(sock)
             r.begin()
             return r.status, r.read().decode()
+
+
+def engine_children(pid):
+    """The pids of the processes `pid` started (Linux: /proc/PID/task/*/children)."""
+    kids = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                kids.extend(f.read().split())
+    except OSError:
+        pass
+    return kids
 
 
 def wait_for(what, cond, limit=60.0):
@@ -425,6 +438,33 @@ class BrowserTests(unittest.TestCase):
         wait_for("the restarted engine's move", lambda: len(p.state()["moves"]) == 2)
         self.assertNotEqual(p.state()["engine"]["pid"], pid)
 
+    def test_a_page_of_another_origin_cannot_change_a_game(self):
+        # a game on this server, one move played by two people
+        st, snap = self.server.request("POST", "/api/session")
+        sid = snap["id"]
+        self.server.request("POST", f"/api/session/{sid}/settings", {"engine": "none"})
+        self.assertEqual(self.server.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+        # a page of another origin (another server's port) that knows the port and the id
+        other = Server()
+        try:
+            self.driver.get(other.url)
+            target = self.server.url.rstrip("/")
+            outcome = self.driver.execute_async_script(
+                """const [url, done] = arguments;
+                Promise.all([
+                    fetch(url + '/undo', {method: 'POST', mode: 'no-cors'}),
+                    fetch(url.replace(/\\/api\\/session\\/.*/, '/api/session'),
+                          {method: 'POST', mode: 'no-cors'}),
+                ]).then(() => done('sent'), e => done('failed: ' + e));""",
+                f"{target}/api/session/{sid}",
+            )
+            self.assertEqual(outcome, "sent")
+        finally:
+            other.stop()
+        st, now = self.server.request("GET", f"/api/session/{sid}")
+        self.assertEqual(st, 200, "the game was not evicted")
+        self.assertEqual(now["moves"], "4", "the undo from the other origin was refused")
+
     def test_screenshot_of_a_game_with_the_analysis(self):
         p = self.page
         p.choose("movetime", "100")
@@ -585,6 +625,89 @@ class HttpTests(unittest.TestCase):
             urllib.request.urlopen(req, timeout=30)
         self.assertEqual(e.exception.code, 403)
         self.assertIn("evil.example", e.exception.read().decode())
+
+    def test_cross_origin_requests_that_change_state_are_refused(self):
+        sid, snap = self.new()
+        host = self.server.url.split("//", 1)[1].rstrip("/")
+        for headers in (
+            {"Origin": "http://evil.example"},
+            {"Origin": "http://127.0.0.1:1"},
+            {"Sec-Fetch-Site": "cross-site"},
+            {"Sec-Fetch-Site": "same-site", "Origin": f"http://{host}"},
+        ):
+            for path in ("/api/session", f"/api/session/{sid}/undo"):
+                req = urllib.request.Request(self.server.url.rstrip("/") + path, data=b"", method="POST")
+                for k, v in headers.items():
+                    req.add_header(k, v)
+                with self.assertRaises(urllib.error.HTTPError, msg=f"{path} {headers}") as e:
+                    urllib.request.urlopen(req, timeout=30)
+                self.assertEqual(e.exception.code, 403, f"{path} {headers}")
+                self.assertIn("own page", e.exception.read().decode())
+        self.assert_unchanged(sid, snap)
+        # the page's own requests pass, as do reads from anywhere
+        req = urllib.request.Request(
+            self.server.url.rstrip("/") + f"/api/session/{sid}/undo", data=b"", method="POST"
+        )
+        req.add_header("Origin", f"http://{host}")
+        req.add_header("Sec-Fetch-Site", "same-origin")
+        with urllib.request.urlopen(req, timeout=30) as r:
+            self.assertEqual(r.status, 200)
+        req = urllib.request.Request(self.server.url.rstrip("/") + f"/api/session/{sid}")
+        req.add_header("Origin", "http://evil.example")
+        with urllib.request.urlopen(req, timeout=30) as r:
+            self.assertEqual(r.status, 200)
+
+    def test_a_body_of_4_mib_gets_a_413_not_a_reset(self):
+        sid, snap = self.new()
+        req = urllib.request.Request(
+            self.server.url.rstrip("/") + f"/api/session/{sid}/move",
+            data=b"x" * (4 << 20),
+            method="POST",
+        )
+        req.add_header("Content-Type", "application/json")
+        with self.assertRaises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=60)
+        self.assertEqual(e.exception.code, 413)
+        self.assertIn("at most", json.loads(e.exception.read().decode())["error"])
+        self.assert_unchanged(sid, snap)
+
+    def test_a_burst_of_new_games_never_runs_more_engines_than_the_cap(self):
+        cap = 8  # MAX_SESSIONS in src/gui/server.rs
+        srv = Server()
+        peak = [0]
+        done = threading.Event()
+
+        def watch():
+            while not done.is_set():
+                peak[0] = max(peak[0], len(engine_children(srv.proc.pid)))
+                time.sleep(0.002)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            ids = []
+            for _ in range(200):
+                st, snap = srv.request("POST", "/api/session")
+                self.assertEqual(st, 201)
+                ids.append(snap["id"])
+            # the last games get their engines, once the evicted games' engines have ended
+            wait_for(
+                "the newest games' engines",
+                lambda: all(
+                    srv.request("GET", f"/api/session/{i}")[1]["engine"]["state"] == "ready"
+                    for i in ids[-cap:]
+                ),
+            )
+            wait_for("the evicted engines to end", lambda: len(engine_children(srv.proc.pid)) <= cap)
+        finally:
+            done.set()
+            watcher.join()
+            alive = srv.alive()
+            srv.stop()
+        print(f"engine processes at most {peak[0]} during a burst of 200 new games", file=sys.stderr)
+        self.assertGreater(peak[0], 0, "the watcher saw the engines")
+        self.assertLessEqual(peak[0], cap)
+        self.assertTrue(alive)
 
     def fake(self, mode):
         return Server("--engine", f"{sys.executable} {os.path.join(HERE, 'fake_engine.py')} {mode}")

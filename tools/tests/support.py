@@ -28,7 +28,7 @@ def vier_bin(test):
 
 def fairy_stockfish(test):
     """The command that runs Fairy-Stockfish with the project's cfour variant; fails `test` when
-    the Debian package fairy-stockfish is not installed (.ci/run installs it)."""
+    the Debian package fairy-stockfish is not installed (tools/test.sh installs it)."""
     path = shutil.which("fairy-stockfish") or shutil.which("/usr/games/fairy-stockfish")
     if not path:
         test.fail("fairy-stockfish is not installed: apt-get install -y fairy-stockfish")

@@ -1,6 +1,6 @@
 """A real Connect Four engine from outside the project through the referee: Fairy-Stockfish
 (Debian package fairy-stockfish) with the project's cfour variants file, against vier.  Fails,
-never skips, when either engine is missing (.ci/run installs fairy-stockfish)."""
+never skips, when either engine is missing (tools/test.sh installs fairy-stockfish)."""
 
 import os
 import shlex

@@ -105,11 +105,10 @@ class E2E(unittest.TestCase):
         self.assertTrue(all(r["termination"] == "crash" and r["offender"] == "B" for r in recs))
 
     def test_hang_is_a_stall(self):
-        t = time.monotonic()
+        # the records say the hang was judged a stall; run_referee's timeout only guards a hang
         res, _, recs = self.match(fake("--mode", "hang", "--after", "2"), fake(), "--recover", games=2)
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual([(r["termination"], r["offender"]) for r in recs], [("stall", "A"), ("stall", "A")])
-        self.assertLess(time.monotonic() - t, RUN_TIMEOUT)
 
     def test_hang_under_depth_limit_hits_watchdog(self):
         res, _, recs = self.match(fake("--mode", "hang"), fake(), "--move-timeout", "1", tc="depth=4", games=1)

@@ -8,13 +8,13 @@
 //! solver, the searcher, the evaluation, the book or the protocol's planning changes the
 //! signature, the total of both parts.
 
+use super::game::new_game;
+use super::go::{self, GoSettings};
+use super::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
+use super::parse::{parse_line, Command};
 use crate::board::{Position, Size};
 use crate::book::{self, BookSource};
 use crate::control::SearchControl;
-use crate::protocol::game::new_game;
-use crate::protocol::go::{self, GoSettings};
-use crate::protocol::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
-use crate::protocol::parse::{parse_line, Command};
 use crate::search::{Iteration, Searcher};
 use crate::solver::Solver;
 use std::io::{self, Write};

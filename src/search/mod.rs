@@ -20,107 +20,51 @@
 //! decides the move from its own iterations. When it ends, the helpers are stopped; reported
 //! node counts add up every thread's.
 //!
-//! Search code never prints: each finished depth goes to a [`Reporter`]. The searcher polls its
-//! [`SearchControl`] (the one stop rule of [`crate::control`]) and its node limit every 1024 nodes;
-//! the solver, which gets one call per iteration ([`Solver::prove_root`]), polls the same rule
-//! every 4096.
+//! Search code never prints: each finished depth goes to a [`Reporter`]. Every thread asks its
+//! limits (the one stop rule of [`crate::control`]: the search's [`SearchControl`], its node
+//! limit) at the control's poll interval, as the solver does, which gets one call per iteration
+//! ([`Solver::prove_root`]).
+//!
+//! Which techniques a search uses is a plain [`Techniques`] value read once per search: with all
+//! of them (the engine) the search above runs; the study's lower levels ([`crate::study`]) run
+//! the simple searches of [`simple`] or leave the solver or the book out.
+//!
+//! The parts: [`worker`] one thread's search and what the threads share, [`simple`] the study's
+//! simple searches, [`report`] what a search is asked and reports, [`techniques`] the switches.
 //!
 //! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
 //! exact score `s` is [`score::proven_value`]`(s)`, beyond [`score::MATE`].
 
-use crate::ablation;
-use crate::board::{Geometry, Position};
+mod line;
+mod report;
+pub mod simple;
+mod techniques;
+mod worker;
+
+pub use report::{Iteration, Line, Reporter, ScoreBound, SearchLimits, SearchResult};
+pub use techniques::Techniques;
+
+use crate::board::Position;
 use crate::book::Book;
-use crate::control::SearchControl;
-use crate::eval;
-use crate::ordering::{column_order, History, MoveSorter};
+use crate::control::{Limits, NodeBudget, SearchControl};
+use crate::ordering::column_order;
 use crate::score::{self, Score};
 use crate::solver::{RootProof, Solver, MAX_THREADS};
-use crate::tt::{check_size, Bound, Heuristic, TableError, TransTable};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use crate::tt::{check_size, TableError, TransTable};
+use std::sync::Arc;
 use std::time::Duration;
+use worker::{next_order, Crew, FinishOnDrop, Worker};
 
 /// The table size a searcher gets unless told otherwise (the protocol's `Hash` default).
 pub const DEFAULT_HASH_MB: usize = 32;
+/// Beyond every value.
 const INF: i32 = 20_000;
+/// The deepest line a search follows.
 const MAX_PLY: usize = 64;
+/// No column, in arrays of columns.
 const NO_MOVE: u8 = u8::MAX;
-/// Helper threads order moves differently within this many plies of the root (see
-/// [`Worker::lazy`]).
-const JITTER_PLIES: usize = 3;
 /// The smallest node budget of a solver attempt.
 pub const MIN_SOLVER_BUDGET: u64 = 10_000;
-
-/// Whether a reported score is exact or only a bound (an interrupted iteration).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScoreBound {
-    Exact,
-    Lower,
-    Upper,
-}
-
-/// One scored line (`multipv` lines per report, best first).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    pub score: Score,
-    pub bound: ScoreBound,
-    /// 0-based columns, starting with the root move.
-    pub pv: Vec<usize>,
-}
-
-/// What one finished depth (or a solver success) found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Iteration {
-    pub depth: u32,
-    pub seldepth: u32,
-    /// Best first; at least one line.
-    pub lines: Vec<Line>,
-    /// Search plus solver nodes since the search started.
-    pub nodes: u64,
-    pub time: Duration,
-    /// Permille of the searcher's table in use.
-    pub hashfull: u32,
-    /// True once the root's value is proven.
-    pub solved: bool,
-    /// Positions the opening book answered since the search started.
-    pub book_hits: u64,
-}
-
-/// Receives each finished depth. Implemented for closures.
-pub trait Reporter {
-    fn report(&mut self, it: &Iteration);
-}
-
-impl<F: FnMut(&Iteration)> Reporter for F {
-    fn report(&mut self, it: &Iteration) {
-        self(it)
-    }
-}
-
-/// Limits of one search besides time (time comes through [`SearchControl`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SearchLimits {
-    /// Stop after this depth (plies).
-    pub depth: Option<u32>,
-    /// Stop after about this many nodes (search plus solver); depth 1 always finishes.
-    pub nodes: Option<u64>,
-    /// Search until stopped: having finished (solved, depth or node limit), idle until `stop`.
-    pub infinite: bool,
-    /// Root moves to consider, 0-based columns; empty or none legal = all.
-    pub searchmoves: Vec<usize>,
-    /// Lines to report, 1.. (clamped to the legal moves).
-    pub multipv: usize,
-}
-
-/// What a search ends with.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SearchResult {
-    /// 0-based column to play; `None` when the game is already over.
-    pub best: Option<usize>,
-    /// The final report (nodes and time as of the end); for a finished game a depth-0 report.
-    pub last: Iteration,
-}
 
 /// The searcher: the search table, the exact solver (with its table), and the search state of
 /// its threads: the main thread's and, with [`Searcher::set_threads`], its helpers'.
@@ -133,103 +77,11 @@ pub struct Searcher {
     book_hits: u64,
     /// A root move proven to keep at least this solver score, played if nothing is proven.
     secured: Option<(usize, i32)>,
-    /// The study's [`ablation`] level; [`ablation::FULL`] is the engine.
-    level: u8,
-    /// The book given by [`Searcher::set_book`]; the solver consults it only at the full level.
+    /// What this searcher uses; [`Techniques::ALL`] is the engine.
+    techniques: Techniques,
+    /// The book given by [`Searcher::set_book`]; consulted only with `techniques.book`.
     book: Option<Arc<Book>>,
 }
-
-/// One thread's depth-limited search: the shared table, its own history, killers and lines.
-struct Worker {
-    tt: Arc<TransTable>,
-    history: History,
-    killers: [[u8; 2]; MAX_PLY + 1],
-    pv: Box<[[u8; MAX_PLY + 1]; MAX_PLY + 1]>,
-    pv_len: [usize; MAX_PLY + 1],
-    prev_pv: Vec<u8>,
-    /// This thread's nodes in the running search (the main thread's include the solver's).
-    nodes: u64,
-    seldepth: usize,
-    stopped: bool,
-    can_stop: bool,
-    node_limit: u64,
-    control: Option<Arc<SearchControl>>,
-    /// 0 for the main thread; a helper's number, which varies its move order near the root.
-    id: u32,
-    /// The threads of the running search, when there are helpers.
-    crew: Option<Arc<Crew>>,
-    /// The part of `nodes` a helper has added to its crew's count.
-    flushed: u64,
-}
-
-/// What the threads of one search share besides the table. The helpers end by the search's own
-/// stop rule or when `done` is stopped (the main thread's search has ended: they run the same
-/// [`SearchControl`] rule as the solver's racing helpers). While the main thread runs the exact
-/// solver the helpers wait, so that the solver's own threads have the cores.
-struct Crew {
-    done: Arc<SearchControl>,
-    /// Helpers' nodes, added every 1024 nodes and at their end.
-    nodes: AtomicU64,
-    paused: AtomicBool,
-    lock: Mutex<()>,
-    resume: Condvar,
-}
-
-impl Crew {
-    fn new() -> Crew {
-        Crew {
-            done: SearchControl::unlimited(),
-            nodes: AtomicU64::new(0),
-            paused: AtomicBool::new(false),
-            lock: Mutex::new(()),
-            resume: Condvar::new(),
-        }
-    }
-
-    fn pause(&self) {
-        self.paused.store(true, Ordering::SeqCst);
-    }
-
-    fn resume(&self) {
-        // under the lock: a helper between its check and its wait cannot miss the wake-up
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.paused.store(false, Ordering::SeqCst);
-        self.resume.notify_all();
-    }
-
-    /// The main thread's search has ended: the helpers stop.
-    fn finish(&self) {
-        self.done.stop();
-        self.resume();
-    }
-
-    /// A helper waits here while the crew is paused; the timeout lets it see the search's stop
-    /// rule (nobody notifies a deadline).
-    fn wait_while_paused(&self, control: Option<&SearchControl>) {
-        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        while self.paused.load(Ordering::SeqCst)
-            && !self.done.must_stop()
-            && !control.is_some_and(|c| c.must_stop())
-        {
-            g = match self.resume.wait_timeout(g, Duration::from_millis(1)) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
-        }
-    }
-}
-
-/// Ends the helpers even if the main thread's search unwinds, so the scope joining them ends.
-struct FinishOnDrop<'a>(&'a Crew);
-
-impl Drop for FinishOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.finish();
-    }
-}
-
-/// A completed root move of one iteration: column, value, line.
-type RootMove = (usize, i32, Vec<u8>);
 
 impl Searcher {
     /// A searcher using about `hash_mb` megabytes, split evenly between its table and the
@@ -256,18 +108,19 @@ impl Searcher {
             solver,
             book_hits: 0,
             secured: None,
-            level: ablation::FULL,
+            techniques: Techniques::ALL,
             book: None,
         }
     }
 
-    /// Reallocates both tables (everything learnt is lost; the book, the threads and the level
+    /// Reallocates both tables (everything learnt is lost; the book, the threads and the
+    /// techniques stay)
     /// stay). When the machine cannot give the new size, the old tables stay as they were. The
     /// new tables are taken before the old ones are freed: their pages are mapped lazily, so
     /// this costs address space, not memory.
     pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), TableError> {
         let mut fresh = Searcher::try_new(hash_mb)?;
-        fresh.level = self.level;
+        fresh.techniques = self.techniques;
         fresh.set_book(self.book.clone());
         fresh.set_threads(self.threads());
         *self = fresh;
@@ -291,25 +144,21 @@ impl Searcher {
         self.helpers.len() + 1
     }
 
-    /// Installs (or removes) the opening book; the solver consults it at the full level only.
+    /// Installs (or removes) the opening book; consulted only with `techniques.book`.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
         self.book = book;
-        let consulted = (self.level >= ablation::FULL)
-            .then(|| self.book.clone())
-            .flatten();
+        let consulted = self.techniques.book.then(|| self.book.clone()).flatten();
         self.solver.set_book(consulted);
     }
 
-    /// Searches at the study's level `level` from now on (clamped to 1..=[`ablation::FULL`]; see
-    /// [`ablation`]): below [`ablation::PVS`] the study's own searcher, at [`ablation::PVS`] this
-    /// one without the solver, at [`ablation::SOLVER`] without the book.
-    pub fn set_level(&mut self, level: u8) {
-        self.level = level.clamp(ablation::MINIMAX, ablation::FULL);
+    /// Searches with `techniques` from now on (see [`Techniques`]).
+    pub fn set_techniques(&mut self, techniques: Techniques) {
+        self.techniques = techniques;
         self.set_book(self.book.clone());
     }
 
-    pub fn level(&self) -> u8 {
-        self.level
+    pub fn techniques(&self) -> Techniques {
+        self.techniques
     }
 
     /// Forgets everything learnt: the next search behaves like the first after start-up.
@@ -332,10 +181,10 @@ impl Searcher {
     ) -> SearchResult {
         self.book_hits = 0;
         self.secured = None;
-        self.main.start(Some(control.clone()), None);
-        self.main.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        let budget = NodeBudget::start(0, limits.nodes);
+        self.main.start(Some(control.clone()), None, budget);
         let result = self.run(root, limits, control, reporter);
-        self.main.control = None;
+        self.main.limits = Limits::default();
         result
     }
 
@@ -385,11 +234,11 @@ impl Searcher {
         }
         let multipv = limits.multipv.clamp(1, order.len());
         let max_depth = (cells - moves).min(limits.depth.unwrap_or(u32::MAX)).max(1);
-        if self.level < ablation::PVS {
+        if !self.techniques.engine {
             let tt = &self.main.tt;
-            let mut last = ablation::deepen(
-                self.level, root, &order, max_depth, limits, control, tt, reporter,
-            );
+            let t = self.techniques;
+            let mut last =
+                simple::deepen(t, root, &order, max_depth, limits, control, tt, reporter);
             self.main.nodes = last.nodes;
             self.idle(limits, control);
             last.time = control.elapsed();
@@ -426,7 +275,11 @@ impl Searcher {
             let last = std::thread::scope(|scope| {
                 let _finish = FinishOnDrop(&crew);
                 for h in helpers.iter_mut() {
-                    h.start(Some(control.clone()), Some(crew.clone()));
+                    h.start(
+                        Some(control.clone()),
+                        Some(crew.clone()),
+                        NodeBudget::UNLIMITED,
+                    );
                     let order = &order;
                     scope.spawn(move || h.lazy(root, order, max_depth));
                 }
@@ -510,9 +363,9 @@ impl Searcher {
                 break;
             }
             // Give the exact solver a try, with as much work as the search (the main thread's,
-            // so that the solver gets about as much time) has done so far (not at the study's
-            // level without it).
-            if self.level < ablation::SOLVER {
+            // so that the solver gets about as much time) has done so far (not when the study
+            // leaves it out).
+            if !self.techniques.solver {
                 continue;
             }
             if let Some(lines) = self.try_solve(root, &order, multipv, search_nodes, control) {
@@ -536,10 +389,7 @@ impl Searcher {
     }
 
     fn should_end(&mut self, control: &SearchControl) -> bool {
-        self.main.stopped
-            || control.must_stop()
-            || control.past_soft()
-            || self.main.all_nodes() >= self.main.node_limit
+        self.main.stopped || self.main.limits.reached(self.main.all_nodes()) || control.past_soft()
     }
 
     fn iteration(
@@ -570,9 +420,13 @@ impl Searcher {
         search_nodes: u64,
         control: &Arc<SearchControl>,
     ) -> Option<Vec<Line>> {
-        let budget = search_nodes
-            .max(MIN_SOLVER_BUDGET)
-            .min(self.main.node_limit.saturating_sub(self.main.all_nodes()));
+        let budget = search_nodes.max(MIN_SOLVER_BUDGET).min(
+            self.main
+                .limits
+                .budget
+                .remaining(self.main.all_nodes())
+                .unwrap_or(u64::MAX),
+        );
         if budget < 1000 {
             return None;
         }
@@ -638,359 +492,6 @@ impl Searcher {
                 })
                 .collect(),
         )
-    }
-}
-
-/// The next iteration's root order: this one's ranking (`done`, best first), then the moves it
-/// did not reach, in their old order.
-fn next_order(done: &[RootMove], order: &[usize]) -> Vec<usize> {
-    let mut next: Vec<usize> = done.iter().map(|m| m.0).collect();
-    let rest: Vec<usize> = order
-        .iter()
-        .copied()
-        .filter(|c| !next.contains(c))
-        .collect();
-    next.extend(rest);
-    next
-}
-
-impl Worker {
-    fn new(tt: Arc<TransTable>, id: u32) -> Worker {
-        Worker {
-            tt,
-            history: History::default(),
-            killers: [[NO_MOVE; 2]; MAX_PLY + 1],
-            pv: Box::new([[NO_MOVE; MAX_PLY + 1]; MAX_PLY + 1]),
-            pv_len: [0; MAX_PLY + 1],
-            prev_pv: Vec::new(),
-            nodes: 0,
-            seldepth: 0,
-            stopped: false,
-            can_stop: false,
-            node_limit: u64::MAX,
-            control: None,
-            id,
-            crew: None,
-            flushed: 0,
-        }
-    }
-
-    /// Forgets what earlier searches taught this thread (the table is cleared by its owner).
-    fn forget(&mut self) {
-        self.history = History::default();
-        self.killers = [[NO_MOVE; 2]; MAX_PLY + 1];
-        self.prev_pv.clear();
-    }
-
-    /// Ready for a new search under `control`, with `crew` when threads search together.
-    fn start(&mut self, control: Option<Arc<SearchControl>>, crew: Option<Arc<Crew>>) {
-        self.nodes = 0;
-        self.flushed = 0;
-        self.seldepth = 0;
-        self.stopped = false;
-        self.can_stop = false;
-        self.node_limit = u64::MAX;
-        self.control = control;
-        self.crew = crew;
-        self.prev_pv.clear();
-    }
-
-    /// The nodes of the running search: the main thread's own and, while they run, what its
-    /// helpers have counted so far.
-    fn all_nodes(&self) -> u64 {
-        match &self.crew {
-            Some(c) if self.id == 0 => self.nodes + c.nodes.load(Ordering::Relaxed),
-            _ => self.nodes,
-        }
-    }
-
-    /// A helper's search: iterative deepening of the same root, reporting nothing, until the
-    /// crew or the search's stop rule ends it, the depth limit is reached or the root is
-    /// proven. Odd helpers start one ply deeper than the main thread, and every helper orders
-    /// moves near the root a little differently (see [`Worker::negamax`]), so that the threads
-    /// search different subtrees first and fill the shared table for each other.
-    fn lazy<const W: usize, const H: usize>(
-        &mut self,
-        root: &Position<W, H>,
-        order: &[usize],
-        max_depth: u32,
-    ) {
-        self.can_stop = true;
-        let mut order = order.to_vec();
-        let mut depth = (1 + (self.id & 1)).min(max_depth);
-        while depth <= max_depth {
-            let (mut done, complete) = self.root_search(root, depth as i32, &order, 1);
-            if !complete {
-                break;
-            }
-            done.sort_by_key(|m| std::cmp::Reverse(m.1));
-            if score::is_proven(done[0].1) {
-                break;
-            }
-            self.prev_pv = done[0].2.clone();
-            order = next_order(&done, &order);
-            depth += 1;
-        }
-        self.flush();
-        self.crew = None;
-        self.control = None;
-    }
-
-    /// Adds a helper's new nodes to its crew's count.
-    fn flush(&mut self) {
-        if let Some(c) = &self.crew {
-            c.nodes
-                .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
-            self.flushed = self.nodes;
-        }
-    }
-
-    /// One iteration at the root: the completed moves (all of them unless interrupted) with
-    /// their values and lines, and whether every move was completed.
-    fn root_search<const W: usize, const H: usize>(
-        &mut self,
-        p: &Position<W, H>,
-        depth: i32,
-        order: &[usize],
-        multipv: usize,
-    ) -> (Vec<RootMove>, bool) {
-        let cells = (W * H) as i32;
-        let moves = p.moves() as i32;
-        self.nodes += 1;
-        let mut alpha = -INF;
-        let mut done = Vec::with_capacity(order.len());
-        for (i, &col) in order.iter().enumerate() {
-            let v = if p.is_winning_move(col) {
-                self.pv_len[1] = 1;
-                score::proven_value(score::win_now(cells, moves))
-            } else {
-                let mut child = *p;
-                child.play_col(col);
-                let on_pv = i == 0 && self.prev_pv.first() == Some(&(col as u8));
-                if multipv > 1 || i == 0 {
-                    -self.negamax(&child, depth - 1, 1, -INF, INF, on_pv)
-                } else {
-                    let s = -self.negamax(&child, depth - 1, 1, -alpha - 1, -alpha, false);
-                    if s > alpha && !self.stopped {
-                        -self.negamax(&child, depth - 1, 1, -INF, -alpha, false)
-                    } else {
-                        s
-                    }
-                }
-            };
-            if self.stopped {
-                return (done, false);
-            }
-            let mut line = vec![col as u8];
-            line.extend_from_slice(&self.pv[1][1..self.pv_len[1]]);
-            if v > alpha && multipv == 1 {
-                alpha = v;
-            }
-            done.push((col, v, line));
-        }
-        (done, true)
-    }
-
-    #[cold]
-    fn poll(&mut self) {
-        if !self.can_stop {
-            return;
-        }
-        if let Some(c) = &self.control {
-            if c.must_stop() {
-                self.stopped = true;
-            }
-        }
-        if self.all_nodes() >= self.node_limit {
-            self.stopped = true;
-        }
-        if self.id > 0 {
-            self.flush();
-            if let Some(crew) = &self.crew {
-                if crew.paused.load(Ordering::Relaxed) {
-                    crew.wait_while_paused(self.control.as_deref());
-                }
-                if crew.done.must_stop() {
-                    self.stopped = true;
-                }
-            }
-        }
-    }
-
-    /// Depth-limited negamax, fail-soft, from the side to move's view.
-    fn negamax<const W: usize, const H: usize>(
-        &mut self,
-        p: &Position<W, H>,
-        depth: i32,
-        ply: usize,
-        mut alpha: i32,
-        mut beta: i32,
-        on_pv: bool,
-    ) -> i32 {
-        self.pv_len[ply] = ply;
-        self.nodes += 1;
-        if self.nodes & 1023 == 0 {
-            self.poll();
-        }
-        if self.stopped {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        let cells = (W * H) as i32;
-        let moves = p.moves() as i32;
-        if moves == cells {
-            // only the root's last move can fill the board (deeper, two empty cells are a draw
-            // already), and the root takes wins before recursing: a draw
-            return 0;
-        }
-        if p.can_win_next() {
-            return score::proven_value(score::win_now(cells, moves));
-        }
-        let next = p.non_losing_moves();
-        if next == 0 {
-            // every move lets the opponent connect four with its next disc
-            return score::proven_value(score::loss_next(cells, moves));
-        }
-        if moves >= cells - 2 {
-            return 0;
-        }
-        // the opponent wins with its second disc from now at the earliest, we with our second
-        let lo = score::proven_value(score::worst_without_loss_next(cells, moves));
-        let hi = score::proven_value(score::best_without_win_now(cells, moves));
-        alpha = alpha.max(lo);
-        beta = beta.min(hi);
-        if alpha >= beta {
-            return alpha;
-        }
-        if depth <= 0 {
-            return eval::evaluate(p);
-        }
-        let pv_node = beta - alpha > 1;
-        let key = p.key();
-        let mut tt_move = NO_MOVE;
-        if let Some(e) = self.tt.probe(key) {
-            tt_move = e.best_move.unwrap_or(NO_MOVE);
-            if let Some(h) = e.heuristic {
-                let v = h.value as i32;
-                if !pv_node && h.depth as i32 >= depth {
-                    match h.bound {
-                        Bound::Exact => return v,
-                        Bound::Lower if v >= beta => return v,
-                        Bound::Upper if v <= alpha => return v,
-                        _ => {}
-                    }
-                }
-            }
-        }
-
-        let side = (moves & 1) as usize;
-        let hint = if on_pv {
-            self.prev_pv.get(ply).copied().unwrap_or(NO_MOVE)
-        } else {
-            NO_MOVE
-        };
-        let killers = self.killers[ply];
-        let mut sorter = MoveSorter::new();
-        for &col in column_order::<W>().iter().rev() {
-            let bit = next & Geometry::<W, H>::column_mask(col);
-            if bit == 0 {
-                continue;
-            }
-            let c = col as u8;
-            let score = if c == hint {
-                1 << 30
-            } else if c == tt_move {
-                1 << 29
-            } else if c == killers[0] {
-                1 << 28
-            } else if c == killers[1] {
-                (1 << 28) - 1
-            } else {
-                let threats = Position::<W, H>::winning_cells(p.current() | bit, p.mask() | bit)
-                    .count_ones() as i32;
-                let mut s =
-                    (threats << 20) + (self.history.get(side, bit).min((1 << 20) - 1) as i32);
-                if self.id > 0 && ply <= JITTER_PLIES {
-                    // a helper: up to one threat's worth of noise, different for each helper
-                    s += (((col as u32 * 3 + self.id) % 5) as i32) << 18;
-                }
-                s
-            };
-            sorter.add(bit, col, score);
-        }
-        // a forced move does not use up depth
-        let child_depth = if next & (next - 1) == 0 {
-            depth
-        } else {
-            depth - 1
-        };
-
-        let alpha_orig = alpha;
-        let nodes_before = self.nodes;
-        let mut best = -INF;
-        let mut best_col = NO_MOVE;
-        let mut first = true;
-        for (bit, col) in sorter {
-            let child = p.after(bit);
-            let child_pv = on_pv && col as u8 == hint;
-            let s = if first {
-                -self.negamax(&child, child_depth, ply + 1, -beta, -alpha, child_pv)
-            } else {
-                let s = -self.negamax(&child, child_depth, ply + 1, -alpha - 1, -alpha, false);
-                if s > alpha && s < beta && !self.stopped {
-                    -self.negamax(&child, child_depth, ply + 1, -beta, -alpha, false)
-                } else {
-                    s
-                }
-            };
-            first = false;
-            if self.stopped {
-                return 0;
-            }
-            if s > best {
-                best = s;
-                best_col = col as u8;
-            }
-            if s > alpha {
-                alpha = s;
-                self.pv[ply][ply] = col as u8;
-                let len = self.pv_len[ply + 1].max(ply + 1);
-                let (a, b) = self.pv.split_at_mut(ply + 1);
-                a[ply][ply + 1..len].copy_from_slice(&b[0][ply + 1..len]);
-                self.pv_len[ply] = len;
-                if s >= beta {
-                    if killers[0] != col as u8 {
-                        self.killers[ply] = [col as u8, killers[0]];
-                    }
-                    self.history
-                        .reward(side, bit, (depth * depth).max(1) as u32);
-                    self.store(key, s, depth, Bound::Lower, best_col, nodes_before);
-                    return s;
-                }
-            }
-        }
-        let bound = if best > alpha_orig {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        self.store(key, best, depth, bound, best_col, nodes_before);
-        best
-    }
-
-    #[inline]
-    fn store(&mut self, key: u64, value: i32, depth: i32, bound: Bound, col: u8, before: u64) {
-        let work = 64 - (self.nodes - before).leading_zeros();
-        self.tt.store_heuristic(
-            key,
-            Heuristic {
-                value: value.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
-                depth: depth.clamp(0, 63) as u8,
-                bound,
-            },
-            (col != NO_MOVE).then_some(col),
-            work,
-        );
     }
 }
 
@@ -1147,12 +648,15 @@ mod tests {
         assert_eq!(r.best, Some(0));
     }
 
-    /// An infinite search ends when its stop flag is raised, with a move.
+    /// An infinite search ends when its stop flag is raised, with a move: another thread
+    /// raises it once the search has reported its first depth.
     fn assert_stops_on_flag(mut s: Searcher) {
         let control = SearchControl::new(Deadlines::default(), false);
         let c2 = control.clone();
+        let (reported, first_report) = std::sync::mpsc::channel();
         let t = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(50));
+            // the timeout only guards a hang: depth 1 is reported at once
+            let _ = first_report.recv_timeout(Duration::from_secs(60));
             c2.stop();
         });
         let limits = SearchLimits {
@@ -1160,7 +664,9 @@ mod tests {
             multipv: 1,
             ..Default::default()
         };
-        let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {});
+        let r = s.search(&P::new(), &limits, &control, &mut |_: &Iteration| {
+            let _ = reported.send(());
+        });
         t.join().unwrap();
         assert!(r.best.is_some());
     }

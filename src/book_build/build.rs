@@ -13,10 +13,10 @@
 //! the unsharded one, byte for byte. The main line (`--line`) is added at the merge: it needs
 //! the whole ply, and it is one sequential walk.
 
-use super::journal::{journal_path, Journal};
-use super::shard::{shard_of, Shard, ShardError, ShardSpec};
-use super::{key_discs, position_from_key, Book, Entry};
 use crate::board::{Position, Size};
+use crate::book::journal::{journal_path, Journal};
+use crate::book::shard::{shard_of, Shard, ShardError, ShardSpec};
+use crate::book::{key_discs, position_from_key, Book, Entry};
 use crate::ordering::column_order;
 use crate::solver::Solver;
 use crate::with_size;
@@ -826,7 +826,7 @@ struct SplitMix(u64);
 impl SplitMix {
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        super::shard::mix64(self.0)
+        crate::book::shard::mix64(self.0)
     }
 }
 

@@ -1,0 +1,376 @@
+//! `vier._vier`: the engine's [`vier::api`] seen from Python. Only translation lives here (types,
+//! errors, the GIL); the rules, the solver and the searcher are the engine crate's own. Every
+//! call that searches releases the GIL, so Python threads can solve in parallel.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::sync::Mutex;
+use vier::api::{self, AnyPosition, ApiError, SolverPool};
+
+fn err(e: ApiError) -> PyErr {
+    PyValueError::new_err(e.0)
+}
+
+/// Sizes arrive as Python ints, which may be negative: those get the size's own message.
+fn size(width: i64, height: i64) -> PyResult<vier::board::Size> {
+    let dim = |d: i64| usize::try_from(d).unwrap_or(usize::MAX);
+    api::size(dim(width), dim(height)).map_err(|e| {
+        if width < 0 || height < 0 {
+            PyValueError::new_err(format!(
+                "board size {width}x{height} is not supported: width and height must be 4..9"
+            ))
+        } else {
+            err(e)
+        }
+    })
+}
+
+/// A Connect Four position on a board of any supported size (4..9 x 4..9 with
+/// width * (height + 1) <= 64). Immutable: `play` returns a new position.
+///
+/// Columns are 0-based in every method; move strings are Pons' 1-based digits ("4453").
+#[pyclass(module = "vier", name = "Position", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct PyPosition {
+    inner: AnyPosition,
+}
+
+#[pymethods]
+impl PyPosition {
+    /// The position after `moves` (1-based column digits, "" for the empty board) on a
+    /// `width` x `height` board. Raises ValueError with the reason for an illegal move string
+    /// or an unsupported size.
+    #[new]
+    #[pyo3(signature = (moves = "", width = 7, height = 6))]
+    fn new(moves: &str, width: i64, height: i64) -> PyResult<Self> {
+        let size = size(width, height)?;
+        Ok(PyPosition {
+            inner: AnyPosition::from_moves(size, moves).map_err(err)?,
+        })
+    }
+
+    /// A position from a board string: rows from the top separated by '/', 'x' and 'o' for
+    /// the first and second player's discs, a digit for that many empty cells, then the side
+    /// to move ("7/7/7/7/3o3/2oxx2 x").
+    #[staticmethod]
+    #[pyo3(signature = (board, width = 7, height = 6))]
+    fn from_board(board: &str, width: i64, height: i64) -> PyResult<Self> {
+        let size = size(width, height)?;
+        Ok(PyPosition {
+            inner: AnyPosition::from_board_string(size, board).map_err(err)?,
+        })
+    }
+
+    /// A position from a grid of cells, row by row from the top, 0 empty, 1 the first
+    /// player's disc, 2 the second's (a ConnectX observation's `board`). The side to move
+    /// follows from the disc counts.
+    #[staticmethod]
+    #[pyo3(signature = (cells, width = 7, height = 6))]
+    fn from_cells(cells: Vec<i64>, width: i64, height: i64) -> PyResult<Self> {
+        let size = size(width, height)?;
+        let cells: Vec<u8> = cells
+            .iter()
+            .map(|&c| u8::try_from(c).unwrap_or(u8::MAX))
+            .collect();
+        Ok(PyPosition {
+            inner: AnyPosition::from_cells(size, &cells).map_err(err)?,
+        })
+    }
+
+    #[getter]
+    fn width(&self) -> usize {
+        self.inner.width()
+    }
+
+    #[getter]
+    fn height(&self) -> usize {
+        self.inner.height()
+    }
+
+    /// Discs on the board.
+    #[getter]
+    fn discs(&self) -> u32 {
+        self.inner.discs()
+    }
+
+    /// 1 when the first player is to move, 2 when the second is.
+    #[getter]
+    fn side_to_move(&self) -> u8 {
+        self.inner.side_to_move()
+    }
+
+    /// 1 or 2 when that player has four in a row, else None.
+    #[getter]
+    fn winner(&self) -> Option<u8> {
+        Some(self.inner.winner()).filter(|&w| w != 0)
+    }
+
+    /// The board string ("7/7/7/7/3o3/2oxx2 x").
+    #[getter]
+    fn board(&self) -> String {
+        self.inner.board_string()
+    }
+
+    /// A move string (1-based digits) that reaches this position, or None when no game
+    /// reaches it without passing a finished one.
+    #[getter]
+    fn moves(&self) -> Option<String> {
+        self.inner.move_string()
+    }
+
+    /// The cells row by row from the top: 0 empty, 1 and 2 the players' discs (ConnectX's
+    /// observation `board`).
+    fn cells(&self) -> Vec<u32> {
+        // as numbers: PyO3 would turn a Vec<u8> into bytes
+        self.inner.cells().into_iter().map(u32::from).collect()
+    }
+
+    /// Four in a row or a full board.
+    fn is_game_over(&self) -> bool {
+        self.inner.is_game_over()
+    }
+
+    fn can_play(&self, column: usize) -> bool {
+        self.inner.can_play(column)
+    }
+
+    /// The 0-based columns the side to move may play (none once the game is over).
+    fn legal_moves(&self) -> Vec<usize> {
+        self.inner.legal_moves()
+    }
+
+    /// The position after the side to move plays the 0-based `column`; ValueError for a
+    /// column out of range, a full column or a finished game.
+    fn play(&self, column: i64) -> PyResult<Self> {
+        let col = usize::try_from(column).unwrap_or(usize::MAX);
+        let inner = self.inner.play(col).map_err(|e| {
+            if col == usize::MAX {
+                err(ApiError(format!(
+                    "column {column} is out of range 0..{}",
+                    self.inner.width() - 1
+                )))
+            } else {
+                err(e)
+            }
+        })?;
+        Ok(PyPosition { inner })
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.draw()
+    }
+
+    fn __repr__(&self) -> String {
+        match self.inner.move_string() {
+            Some(m) if self.inner.width() == 7 && self.inner.height() == 6 => {
+                format!("Position('{m}')")
+            }
+            Some(m) => format!(
+                "Position('{m}', width={}, height={})",
+                self.inner.width(),
+                self.inner.height()
+            ),
+            None => format!(
+                "Position.from_board('{}', width={}, height={})",
+                self.inner.board_string(),
+                self.inner.width(),
+                self.inner.height()
+            ),
+        }
+    }
+}
+
+/// A position argument: a `Position`, or a move string on the standard 7x6 board.
+fn position(obj: &Bound<'_, PyAny>) -> PyResult<AnyPosition> {
+    if let Ok(p) = obj.downcast::<PyPosition>() {
+        return Ok(p.get().inner);
+    }
+    if let Ok(s) = obj.downcast::<PyString>() {
+        let size = size(7, 6)?;
+        return AnyPosition::from_moves(size, &s.to_cow()?).map_err(err);
+    }
+    Err(PyValueError::new_err(format!(
+        "a position must be a vier.Position or a move string, not {}",
+        obj.get_type().name()?
+    )))
+}
+
+/// A time limit in ms, checked: Python callers may pass 0 or a negative number.
+fn budget(movetime_ms: Option<i64>) -> PyResult<Option<u64>> {
+    match movetime_ms {
+        Some(t) if t < 1 => Err(PyValueError::new_err(format!(
+            "movetime_ms must be at least 1, not {t}"
+        ))),
+        t => Ok(t.map(|t| t as u64)),
+    }
+}
+
+/// A count limit (depth, nodes), checked like [`budget`].
+fn count(name: &str, v: Option<i64>) -> PyResult<Option<u64>> {
+    match v {
+        Some(n) if n < 1 => Err(PyValueError::new_err(format!(
+            "{name} must be at least 1, not {n}"
+        ))),
+        n => Ok(n.map(|n| n as u64)),
+    }
+}
+
+/// The exact score of `pos` for the side to move in Pons' convention (0 a draw, 22 - k on 7x6
+/// for a win with the winner's k-th disc, negative for a loss); with `weak`, 1 / 0 / -1 for a
+/// win / draw / loss. ValueError for a finished game.
+#[pyfunction]
+#[pyo3(signature = (pos, weak = false))]
+fn solve(py: Python<'_>, pos: &Bound<'_, PyAny>, weak: bool) -> PyResult<i32> {
+    let p = position(pos)?;
+    py.allow_threads(|| SolverPool::shared().solve(&p, weak, None))
+        .map_err(err)
+}
+
+/// The score of every 0-based column, as `vier solve --all` prints them: the exact score the
+/// side to move gets by playing there (with `weak`, 1 / 0 / -1), None for a full column (and
+/// for every column of a finished game).
+#[pyfunction]
+#[pyo3(signature = (pos, weak = false))]
+fn analyse(py: Python<'_>, pos: &Bound<'_, PyAny>, weak: bool) -> PyResult<Vec<Option<i32>>> {
+    let p = position(pos)?;
+    py.allow_threads(|| SolverPool::shared().analyse(&p, weak, None))
+        .map_err(err)
+}
+
+/// Engines lent to `best_move` with a time limit, one per concurrent caller.
+static ENGINES: Mutex<Vec<api::Engine>> = Mutex::new(Vec::new());
+/// The tables of a lent engine: enough for moves of a second, cheap to set up.
+const LENT_HASH_MB: usize = 16;
+
+/// The 0-based column to play. Without `movetime_ms`, the exact solver's best move (the best
+/// score, ties to the centre; may take long early on boards other than 7x6); with it, the
+/// time-limited engine's choice after about that many milliseconds. ValueError for a
+/// finished game.
+#[pyfunction]
+#[pyo3(signature = (pos, movetime_ms = None))]
+fn best_move(py: Python<'_>, pos: &Bound<'_, PyAny>, movetime_ms: Option<i64>) -> PyResult<usize> {
+    let p = position(pos)?;
+    let budget = budget(movetime_ms)?;
+    if p.is_game_over() {
+        return Err(err(ApiError(
+            "the game is over: there is no move to find".into(),
+        )));
+    }
+    py.allow_threads(|| -> Result<usize, ApiError> {
+        if budget.is_none() {
+            let best = SolverPool::shared().best_move(&p, None)?;
+            return best
+                .map(|(c, _)| c)
+                .ok_or_else(|| ApiError("no legal move".into()));
+        }
+        let lent = ENGINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut engine = match lent {
+            Some(e) => e,
+            None => api::Engine::new(LENT_HASH_MB, 1, true, vier::study::FULL)?,
+        };
+        let found = engine.search(&p, budget, None, None);
+        ENGINES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(engine);
+        Ok(found?.column)
+    })
+    .map_err(err)
+}
+
+/// The time-limited engine with its options, as a GUI would set them over the protocol:
+/// `threads` (1..64), `hash_mb` for its tables, `book` (the built-in opening book or none),
+/// `level` (the study's levels, 1 minimax .. 7 the full engine). It keeps what it learnt from
+/// one search to the next, like the engine process does within a game.
+#[pyclass(module = "vier", name = "Engine", frozen)]
+struct PyEngine {
+    inner: Mutex<api::Engine>,
+}
+
+#[pymethods]
+impl PyEngine {
+    #[new]
+    #[pyo3(signature = (threads = 1, hash_mb = 32, book = true, level = 7))]
+    fn new(threads: i64, hash_mb: i64, book: bool, level: i64) -> PyResult<Self> {
+        // out-of-range numbers become values the engine refuses with its own message
+        let threads = usize::try_from(threads).unwrap_or(0);
+        let level = u8::try_from(level).unwrap_or(0);
+        if hash_mb < 1 {
+            return Err(PyValueError::new_err(format!(
+                "hash_mb must be at least 1, not {hash_mb}"
+            )));
+        }
+        Ok(PyEngine {
+            inner: Mutex::new(
+                api::Engine::new(hash_mb as usize, threads, book, level).map_err(err)?,
+            ),
+        })
+    }
+
+    /// Searches `pos` until `movetime_ms` milliseconds, `depth` plies or `nodes` nodes (at
+    /// least one must be given) or until it proves the position. Returns a dict: `move` (the
+    /// 0-based column), `score` ("cp N", or "mate N" / "mate -N" once proven), `exact` (Pons'
+    /// score when proven, else None), `depth`, `nodes`, `solved`.
+    #[pyo3(signature = (pos, movetime_ms = None, depth = None, nodes = None))]
+    fn search<'py>(
+        &self,
+        py: Python<'py>,
+        pos: &Bound<'py, PyAny>,
+        movetime_ms: Option<i64>,
+        depth: Option<i64>,
+        nodes: Option<i64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let p = position(pos)?;
+        let movetime_ms = budget(movetime_ms)?;
+        let depth = count("depth", depth)?.map(|d| d.min(u32::MAX as u64) as u32);
+        let nodes = count("nodes", nodes)?;
+        let found = py
+            .allow_threads(|| {
+                let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+                engine.search(&p, movetime_ms, depth, nodes)
+            })
+            .map_err(err)?;
+        let d = PyDict::new(py);
+        d.set_item("move", found.column)?;
+        d.set_item("score", found.score)?;
+        d.set_item("exact", found.exact)?;
+        d.set_item("depth", found.depth)?;
+        d.set_item("nodes", found.nodes)?;
+        d.set_item("solved", found.solved)?;
+        Ok(d)
+    }
+
+    /// The 0-based column the engine plays after `movetime_ms` milliseconds.
+    #[pyo3(signature = (pos, movetime_ms = 100))]
+    fn best_move(
+        &self,
+        py: Python<'_>,
+        pos: &Bound<'_, PyAny>,
+        movetime_ms: i64,
+    ) -> PyResult<usize> {
+        let p = position(pos)?;
+        let movetime_ms = budget(Some(movetime_ms))?;
+        py.allow_threads(|| {
+            let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            engine.search(&p, movetime_ms, None, None)
+        })
+        .map(|f| f.column)
+        .map_err(err)
+    }
+
+    /// Forgets what earlier searches learnt (a new game).
+    fn clear(&self, py: Python<'_>) {
+        py.allow_threads(|| self.inner.lock().unwrap_or_else(|e| e.into_inner()).clear());
+    }
+}
+
+#[pymodule]
+fn _vier(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPosition>()?;
+    m.add_class::<PyEngine>()?;
+    m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(analyse, m)?)?;
+    m.add_function(wrap_pyfunction!(best_move, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,273 @@
+"""The Python package against the engine binary and against the environments it serves.
+
+Run by tests/python_package.rs (under `cargo test`), which builds the package into a virtual
+environment and points VIER_BIN at the engine binary of the same checkout.
+"""
+
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+import types
+from pathlib import Path
+
+import pytest
+
+import vier
+import vier.connectx
+import vier.pettingzoo
+
+ROOT = Path(__file__).resolve().parents[2]
+PONS = ROOT / "tests" / "data" / "pons"
+VIER_BIN = os.environ.get("VIER_BIN", str(ROOT / "target" / "release" / "vier"))
+
+
+def pons_sample(name, step):
+    lines = (PONS / name).read_text().split("\n")
+    return [l.split() for l in lines if l.strip()][::step]
+
+
+def solve_all(positions, *args):
+    """`vier solve --all`'s scores per position, None for a full column."""
+    # `-` is how vier solve reads the empty board
+    positions = [p or "-" for p in positions]
+    out = subprocess.run(
+        [VIER_BIN, "solve", "--all", *args],
+        input="\n".join(positions) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout
+    result = []
+    for line, pos in zip(out.splitlines(), positions):
+        fields = line.split()
+        assert fields[0] == pos
+        result.append([None if s == "-" else int(s) for s in fields[1:-2]])
+    assert len(result) == len(positions)
+    return result
+
+
+@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2"])
+def test_analyse_equals_solve_all_on_a_sample_of_each_pons_set(name):
+    sample = pons_sample(name, 40)
+    positions = [moves for moves, _ in sample]
+    expected = solve_all(positions)
+    for moves, want in zip(positions, expected):
+        assert vier.analyse(vier.Position(moves)) == want, moves
+        # a move string stands for the 7x6 position
+        assert vier.analyse(moves) == want, moves
+
+
+def test_solve_gives_pons_scores_and_weak_their_sign():
+    for moves, score in pons_sample("Test_L2_R1", 50) + pons_sample("Test_L1_R2", 100):
+        score = int(score)
+        assert vier.solve(moves) == score, moves
+        assert vier.solve(moves, weak=True) == (score > 0) - (score < 0), moves
+
+
+def test_analyse_of_another_size_equals_solve_all_there():
+    positions = ["", "3", "33", "1234", "554433"]
+    want = solve_all(positions, "--size", "6x5")
+    for moves, w in zip(positions, want):
+        assert vier.analyse(vier.Position(moves, width=6, height=5)) == w
+
+
+def test_a_full_column_scores_none():
+    pos = vier.Position("444444")
+    scores = vier.analyse(pos)
+    assert scores[3] is None and all(s is not None for i, s in enumerate(scores) if i != 3)
+
+
+def test_best_move_takes_a_best_scoring_column():
+    for moves, score in pons_sample("Test_L2_R1", 100):
+        scores = vier.analyse(moves)
+        assert scores[vier.best_move(moves)] == int(score) == max(s for s in scores if s is not None)
+        # with time, the engine proves these positions and keeps the value
+        assert scores[vier.best_move(moves, movetime_ms=200)] == int(score), moves
+
+
+def test_a_position_reads_and_writes_moves_board_strings_and_cells():
+    pos = vier.Position("4453")
+    assert pos.board == "7/7/7/7/3o3/2oxx2 x"
+    assert pos.moves == "4453"
+    assert pos.discs == 4 and pos.side_to_move == 1 and pos.winner is None
+    assert vier.Position.from_board(pos.board) == pos
+    assert vier.Position.from_cells(pos.cells()) == pos
+    assert pos.cells()[-7:] == [0, 0, 2, 1, 1, 0, 0]
+    assert pos.play(3) == vier.Position("44534")
+    assert hash(pos.play(3)) == hash(vier.Position("44534"))
+    assert pos.legal_moves() == list(range(7))
+    assert repr(pos) == "Position('4453')"
+    small = vier.Position("3", width=5, height=4)
+    assert (small.width, small.height, small.board) == (5, 4, "5/5/5/2x2 o")
+    won = vier.Position("1212121")
+    assert won.winner == 1 and won.is_game_over() and won.legal_moves() == []
+    assert vier.analyse(won) == [None] * 7
+
+
+@pytest.mark.parametrize(
+    "call, reason",
+    [
+        (lambda: vier.Position("48"), "column 8 at position 2 is out of range"),
+        (lambda: vier.Position("4444444"), "column 4 at position 7 is full"),
+        (lambda: vier.Position("12121212"), "after the game has ended"),
+        (lambda: vier.Position("4x"), "unexpected character 'x'"),
+        (lambda: vier.Position("", width=10, height=6), "board size 10x6 is not supported"),
+        (lambda: vier.Position("", width=9, height=7), "board size 9x7 is not supported"),
+        (lambda: vier.Position("", width=-1), "board size -1x6 is not supported"),
+        (lambda: vier.Position.from_board("7/7/7/7/7/3x3 x"), "side to move 'x' is inconsistent"),
+        (lambda: vier.Position.from_cells([0] * 41), "the board has 41 cells"),
+        (lambda: vier.Position.from_cells([3] + [0] * 41), "a cell holds 3"),
+        (lambda: vier.Position("444444").play(3), "column 3 is full"),
+        (lambda: vier.Position().play(7), "column 7 is out of range 0..6"),
+        (lambda: vier.Position().play(-1), "column -1 is out of range 0..6"),
+        (lambda: vier.Position("1212121").play(4), "the game is over"),
+        (lambda: vier.solve("1212121"), "the game is over"),
+        (lambda: vier.best_move("1212121"), "the game is over"),
+        (lambda: vier.solve(42), "a position must be a vier.Position or a move string, not int"),
+        (lambda: vier.best_move("4", movetime_ms=0), "movetime_ms must be at least 1"),
+        (lambda: vier.Engine(threads=0), "threads must be 1..=64, not 0"),
+        (lambda: vier.Engine(level=9), "level must be 1..=7, not 9"),
+        (lambda: vier.Engine(hash_mb=0), "hash_mb must be at least 1, not 0"),
+        (lambda: vier.Engine().search("4", depth=-2), "depth must be at least 1, not -2"),
+        (lambda: vier.best_move("4", movetime_ms=-5), "movetime_ms must be at least 1, not -5"),
+        (lambda: vier.Engine().search("4"), "give a limit"),
+        (
+            lambda: vier.connectx.agent({"board": [0] * 42, "mark": 1}, {"rows": 6, "columns": 7, "inarow": 5}),
+            "inarow must be 4, not 5",
+        ),
+        (
+            lambda: vier.connectx.agent({"board": [0] * 42, "mark": 2}, {"rows": 6, "columns": 7, "inarow": 4}),
+            "mark 2 is not the side to move",
+        ),
+        (
+            lambda: vier.connectx.agent({"board": [1] + [0] * 41, "mark": 2}, {"rows": 6, "columns": 7, "inarow": 4}),
+            "floats above an empty cell",
+        ),
+    ],
+)
+def test_bad_input_raises_value_error_with_the_reason(call, reason):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert reason in str(e.value)
+
+
+def connectx_obs(moves, as_attributes=False):
+    pos = vier.Position(moves)
+    obs = {"board": pos.cells(), "mark": pos.side_to_move}
+    config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 0.2}
+    if as_attributes:
+        # kaggle_environments passes objects with attributes
+        return types.SimpleNamespace(**obs), types.SimpleNamespace(**config)
+    return obs, config
+
+
+def test_a_connectx_observation_gets_the_winning_or_the_saving_move():
+    # x has 1, 2 and 3 on the bottom row: x completes it in column 4, o must block it there
+    for moves in ["112233", "11223"]:
+        for as_attributes in (False, True):
+            obs, config = connectx_obs(moves, as_attributes)
+            assert vier.connectx.agent(obs, config) == 3, moves
+    # the ConnectX board is the position's: the agent plays a move of the best score
+    for moves, score in pons_sample("Test_L3_R1", 100):
+        obs, config = connectx_obs(moves)
+        assert vier.connectx.position(obs, config) == vier.Position(moves)
+        assert vier.analyse(moves)[vier.connectx.agent(obs, config)] == int(score), moves
+
+
+def connect_four():
+    """A `connect_four_v3` environment, through the registry where pettingzoo has one."""
+    import pettingzoo
+
+    if hasattr(pettingzoo, "make"):
+        return pettingzoo.make("aec", "classic/connect_four-v3")
+    from pettingzoo.classic import connect_four_v3
+
+    return connect_four_v3.env()
+
+
+def play_connect_four(vier_seat, seed):
+    """One connect_four_v3 game of vier against a random player; each player's final reward."""
+    rng = random.Random(seed)
+    env = connect_four()
+    env.reset(seed=seed)
+    rewards = {}
+    for name in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            rewards[name] = reward
+            action = None
+        elif name == vier_seat:
+            action = vier.pettingzoo.policy(obs)
+            assert obs["action_mask"][action]
+        else:
+            action = rng.choice([c for c in range(7) if obs["action_mask"][c]])
+        env.step(action)
+    env.close()
+    return rewards
+
+
+@pytest.mark.parametrize("vier_seat", ["player_0", "player_1"])
+def test_vier_beats_a_random_player_in_every_pettingzoo_game(vier_seat):
+    for seed in range(4):
+        rewards = play_connect_four(vier_seat, seed)
+        assert rewards[vier_seat] == 1, (vier_seat, seed, rewards)
+
+
+def test_the_pettingzoo_observation_is_read_from_the_players_view():
+    env = connect_four()
+    env.reset(seed=1)
+    played = ""
+    for col in [3, 3, 4, 2]:
+        env.step(col)
+        played += str(col + 1)
+    obs, *_ = env.last()
+    assert vier.pettingzoo.position(obs) == vier.Position(played)
+    env.step(0)
+    obs, *_ = env.last()
+    assert vier.pettingzoo.position(obs) == vier.Position(played + "1")
+    env.close()
+
+
+def test_the_engine_searches_with_its_options_and_proves_easy_positions():
+    engine = vier.Engine(threads=2, hash_mb=16, book=False, level=7)
+    found = engine.search("112233", movetime_ms=100)
+    assert found["move"] == 3 and found["solved"] and found["score"] == "mate 1"
+    assert found["exact"] == vier.solve("112233")
+    assert engine.search("4453", depth=3)["depth"] == 3
+    assert vier.Engine(level=1).best_move("11223", movetime_ms=50) == 3
+    engine.clear()
+
+
+def test_searches_release_the_gil():
+    done = threading.Event()
+    pos = vier.Position("", width=8, height=7)
+
+    def think():
+        # the empty 8x7 board is far from proven: the search takes its whole time
+        vier.Engine(book=False).search(pos, movetime_ms=600)
+        done.set()
+
+    worker = threading.Thread(target=think)
+    worker.start()
+    time.sleep(0.1)
+    # this line runs while the worker is inside the search only if the search let go of the GIL
+    ran_during_search = not done.is_set()
+    worker.join()
+    assert ran_during_search
+
+
+def test_the_readme_python_example_runs_as_written():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Python", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    printed = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == printed

@@ -1,0 +1,264 @@
+//! `GET /solve?pos=4453`: the exact score of every column as JSON, in the shape of Pascal Pons'
+//! public web solver (`{"pos":"4453","score":[-2,-1,...]}`), so that code written for that one can
+//! call a local vier instead. `vier serve` serves it alone; `vier gui` serves the same route (this
+//! module's [`routes`], not a copy).
+//!
+//! The scores take the view of the side to move, as the public solver's do (its clients play the
+//! column with the highest score): the score of a column is the exact score the side to move gets
+//! by playing there, in Pons' convention (0 a draw, `22 - k` on 7x6 for a win with the winner's
+//! k-th disc, negative for a loss); 100 marks a full column. Optional parameters: `width` and
+//! `height` (7 and 6), `weak` (`1`: win / draw / loss as 1 / 0 / -1), `budget_ms` (at most the
+//! server's budget, which is also the default). Bad input is answered 400 with
+//! `{"error": "..."}`; a position not proven within its budget 504; more requests than the server
+//! takes at once 503.
+
+use crate::api::{self, AnyPosition, SolverPool};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// The score of a full column, as the public solver writes it.
+pub const FULL_COLUMN: i32 = 100;
+/// The default and largest time a request may take to prove its position.
+pub const DEFAULT_BUDGET_MS: u64 = 10_000;
+/// Requests that may wait for a solver, per solver, before the server answers 503.
+const WAITING_PER_JOB: usize = 4;
+
+/// How much the endpoint takes on.
+#[derive(Clone, Debug)]
+pub struct SolveLimits {
+    /// Positions solved at once (each on its own thread).
+    pub jobs: usize,
+    /// The default and largest budget of one request.
+    pub budget: Duration,
+}
+
+impl Default for SolveLimits {
+    fn default() -> SolveLimits {
+        SolveLimits {
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            budget: Duration::from_millis(DEFAULT_BUDGET_MS),
+        }
+    }
+}
+
+struct Service {
+    limits: SolveLimits,
+    running: Semaphore,
+    /// Requests admitted: running or waiting for a solver.
+    admitted: AtomicUsize,
+}
+
+/// The solve route, with its own bounds, for any router (the state is its own).
+pub fn routes<S: Clone + Send + Sync + 'static>(limits: SolveLimits) -> Router<S> {
+    let jobs = limits.jobs.max(1);
+    let service = Arc::new(Service {
+        running: Semaphore::new(jobs),
+        admitted: AtomicUsize::new(0),
+        limits: SolveLimits { jobs, ..limits },
+    });
+    Router::new()
+        .route("/solve", get(solve))
+        .with_state(service)
+}
+
+fn refuse(code: StatusCode, msg: String) -> Response {
+    (code, Json(serde_json::json!({ "error": msg }))).into_response()
+}
+
+/// Counts a request as admitted while it lives.
+struct Admitted<'a>(&'a AtomicUsize);
+
+impl Drop for Admitted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A request's parameters, checked.
+struct Request {
+    pos_text: String,
+    pos: AnyPosition,
+    weak: bool,
+    budget: Duration,
+}
+
+fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, String> {
+    let number = |name: &str, default: u64| -> Result<u64, String> {
+        match q.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<u64>()
+                .map_err(|_| format!("{name} must be a whole number, not '{v}'")),
+        }
+    };
+    let width = number("width", 7)?;
+    let height = number("height", 6)?;
+    let size = api::size(width as usize, height as usize).map_err(|e| e.0)?;
+    let weak = match q.get("weak").map(String::as_str) {
+        None | Some("0") | Some("false") => false,
+        Some("1") | Some("true") => true,
+        Some(v) => return Err(format!("weak must be 0 or 1, not '{v}'")),
+    };
+    let max_ms = max_budget.as_millis() as u64;
+    let budget_ms = number("budget_ms", max_ms)?;
+    if !(1..=max_ms).contains(&budget_ms) {
+        return Err(format!("budget_ms must be 1..={max_ms}, not {budget_ms}"));
+    }
+    let Some(pos_text) = q.get("pos") else {
+        return Err("missing pos: the moves as column digits, e.g. pos=4453".into());
+    };
+    let pos = AnyPosition::from_moves(size, pos_text).map_err(|e| format!("pos: {e}"))?;
+    if pos.is_game_over() {
+        return Err(match pos.winner() {
+            0 => "pos: the board is full: there is nothing to solve".into(),
+            w => format!("pos: the game is over: player {w} has four in a row"),
+        });
+    }
+    Ok(Request {
+        pos_text: pos_text.clone(),
+        pos,
+        weak,
+        budget: Duration::from_millis(budget_ms),
+    })
+}
+
+async fn solve(
+    State(service): State<Arc<Service>>,
+    headers: HeaderMap,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Response {
+    if let Some(origin) = foreign_origin(&headers) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            format!("requests from pages of other sites are refused (Origin '{origin}')"),
+        );
+    }
+    let Ok(Query(q)) = query else {
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "the query string does not parse".into(),
+        );
+    };
+    let req = match parse(&q, service.limits.budget) {
+        Ok(r) => r,
+        Err(msg) => return refuse(StatusCode::BAD_REQUEST, msg),
+    };
+    let cap = service.limits.jobs * (1 + WAITING_PER_JOB);
+    if service.admitted.fetch_add(1, Ordering::SeqCst) >= cap {
+        service.admitted.fetch_sub(1, Ordering::SeqCst);
+        return (
+            [(header::RETRY_AFTER, "1")],
+            refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("busy: {cap} requests are in hand, try again shortly"),
+            ),
+        )
+            .into_response();
+    }
+    let _admitted = Admitted(&service.admitted);
+    let Ok(_permit) = service.running.acquire().await else {
+        return refuse(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into());
+    };
+    let (pos, weak, budget) = (req.pos, req.weak, req.budget);
+    let result =
+        tokio::task::spawn_blocking(move || SolverPool::shared().analyse(&pos, weak, Some(budget)))
+            .await;
+    match result {
+        Ok(Ok(scores)) => {
+            let score: Vec<i32> = scores.iter().map(|s| s.unwrap_or(FULL_COLUMN)).collect();
+            Json(serde_json::json!({ "pos": req.pos_text, "score": score })).into_response()
+        }
+        Ok(Err(e)) => refuse(StatusCode::GATEWAY_TIMEOUT, e.0),
+        Err(_) => refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the solver failed on this position".into(),
+        ),
+    }
+}
+
+/// The `Origin` of a request made by a page that this machine does not serve, if any
+/// (a page elsewhere must not spend this machine's time).
+fn foreign_origin(headers: &HeaderMap) -> Option<String> {
+    let origin = headers.get(header::ORIGIN)?;
+    let text = origin.to_str().unwrap_or("?");
+    let host = text
+        .split_once("://")
+        .map_or("", |(_, rest)| rest.split('/').next().unwrap_or(""));
+    let name = match host.rsplit_once(':') {
+        Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
+        _ => host,
+    };
+    (!matches!(name, "127.0.0.1" | "localhost" | "[::1]")).then(|| text.to_string())
+}
+
+pub struct ServeOptions {
+    pub host: IpAddr,
+    pub port: u16,
+    pub limits: SolveLimits,
+}
+
+/// Serves the solve route until the process is ended; returns only if it cannot start.
+pub fn run(opts: &ServeOptions) -> io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(opts.host, opts.port)).await?;
+        let addr = listener.local_addr()?;
+        // the book is parsed once, before the first request waits for it
+        let _ = SolverPool::shared();
+        println!("vier serve: http://{addr}/solve?pos=4453  (Ctrl-C ends it)");
+        io::stdout().flush()?;
+        let app = routes::<()>(opts.limits.clone())
+            .fallback(|| async {
+                refuse(
+                    StatusCode::NOT_FOUND,
+                    "no such page: GET /solve?pos=<moves>".into(),
+                )
+            })
+            .layer(axum::middleware::from_fn_with_state(
+                addr.ip().is_loopback(),
+                check_host,
+            ));
+        axum::serve(listener, app).await
+    })
+}
+
+/// On a loopback address, refuses a request that names another host (a page of another site
+/// reaching this port through DNS rebinding). `vier gui` guards its routes the same way.
+pub(crate) async fn check_host(
+    State(loopback): State<bool>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if loopback {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        let name = match host.rsplit_once(':') {
+            Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
+            _ => host,
+        };
+        if !matches!(name, "127.0.0.1" | "localhost" | "[::1]") {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!("this server answers only requests for this machine, not '{host}'"),
+            );
+        }
+    }
+    next.run(req).await
+}

@@ -1,0 +1,154 @@
+//! The exact solver: proves the game-theoretic score of a position.
+//!
+//! Scores are exact scores as [`crate::score`] defines them (Pons' convention: a win with the
+//! winner's k-th disc scores 22 - k on 7x6), from the side to move's point of view.
+//!
+//! Negamax with alpha-beta over the non-losing moves only. Before a position is searched it is
+//! resolved statically ([`resolve`]): forced moves are played through, and a loss to the
+//! opponent's next disc, a full board, bounds from the discs left and from the row parity
+//! (Allis' claimeven, and his odd threats), and the table's bounds settle it without a node. A
+//! node resolves all its children first (enhanced transposition cutoffs come with it), caps its
+//! score when none of them loses at once, and searches the rest, ordered by the threats a move
+//! creates with the table's move and the centre as tie-breaks. Two transposition tables (a large
+//! one near the root, a cache-sized one deeper) hold both bounds and the best move, with the
+//! mirror-symmetric key near the root. The root value is found by null-window searches that
+//! narrow the window.
+//!
+//! This module is the facade: the [`Solver`] and its entry points. The rest by concern:
+//! [`search`] one thread's search (the root's null-window sequence and the negamax),
+//! [`resolve`] static resolution and the parity bounds, [`parallel`] the threads (the race and
+//! the busy table), [`root`] the root policies the searcher and the book builder ask for,
+//! [`book`](mod@book) the opening book's probes, and [`settings`] every tunable.
+
+mod book;
+mod parallel;
+mod resolve;
+mod root;
+mod search;
+pub mod settings;
+
+pub use root::RootProof;
+pub use settings::{MAX_THREADS, RACE_AFTER_NODES};
+
+use crate::board::Position;
+use crate::book::Book;
+use crate::control::{Limits, NodeBudget, SearchControl};
+use crate::score;
+use crate::tt::{TableError, TransTable};
+use parallel::Busy;
+use settings::NEAR_TABLE_MB;
+use std::sync::Arc;
+
+/// The solver with its table and statistics. Reuse one for many positions: the table carries over
+/// unless [`Solver::clear`] is called.
+pub struct Solver {
+    /// Positions near the root of a search: few, expensive, worth a large table; shared with
+    /// the helper threads.
+    tt: Arc<TransTable>,
+    /// Positions with at least `NEAR_PLIES` discs: many cheap ones, kept in a table small
+    /// enough to stay in the CPU cache (a probe into a large table is a cache miss, and the
+    /// misses, not the arithmetic, bound the node rate).
+    near: TransTable,
+    nodes: u64,
+    /// What ends the current call: the search's control, a race's, the node budget.
+    limits: Limits,
+    /// Solvers for the helper threads, sharing `tt` (empty: one thread).
+    helpers: Vec<Solver>,
+    /// The positions some thread is searching, shared by all threads (`None`: one thread).
+    busy: Option<Arc<Busy>>,
+    /// Nodes a search runs alone before the helpers join.
+    race_after: u64,
+    stopped: bool,
+    /// Exact scores of the early positions; looked up below `book_moves` discs.
+    book: Option<Arc<Book>>,
+    /// The book's depth + 1 (0 without a book): the search probes the book below this many
+    /// discs, where it never misses, and one compare per node skips it elsewhere.
+    book_moves: u32,
+    /// The deepest entry's discs + 1: roots and their children (not every node: most probes
+    /// would miss) are looked up below this, to use a main line.
+    book_line_moves: u32,
+    book_hits: u64,
+}
+
+/// Returned by searches that were interrupted by their limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
+impl Solver {
+    /// A solver with a transposition table of `hash_mb` megabytes.
+    pub fn new(hash_mb: usize) -> Solver {
+        Solver::with_table(TransTable::new(hash_mb))
+    }
+
+    /// A solver with a table of the size a user chose, or why the machine cannot give it.
+    pub fn try_new(hash_mb: usize) -> Result<Solver, TableError> {
+        Ok(Solver::with_table(TransTable::try_new(hash_mb)?))
+    }
+
+    pub fn with_table(tt: TransTable) -> Solver {
+        Solver::sharing(Arc::new(tt))
+    }
+
+    pub(super) fn sharing(tt: Arc<TransTable>) -> Solver {
+        Solver {
+            tt,
+            near: TransTable::new(NEAR_TABLE_MB),
+            nodes: 0,
+            limits: Limits::default(),
+            helpers: Vec::new(),
+            busy: None,
+            race_after: RACE_AFTER_NODES,
+            stopped: false,
+            book: None,
+            book_moves: 0,
+            book_line_moves: 0,
+            book_hits: 0,
+        }
+    }
+
+    /// Nodes visited since the last [`Solver::reset_nodes`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+        self.book_hits = 0;
+    }
+
+    /// Forgets the tables: the next search starts from nothing.
+    pub fn clear(&mut self) {
+        // the table is the helpers' too
+        self.tt.clear();
+        self.near.clear();
+        for h in &mut self.helpers {
+            h.near.clear();
+        }
+    }
+
+    pub fn table(&self) -> &TransTable {
+        &self.tt
+    }
+
+    /// Searches from now on end (returning `Stopped`) when `control`'s stop rule says so, or
+    /// once they have visited `max_nodes` more nodes (see [`crate::control`]).
+    pub fn set_limits(&mut self, control: Option<Arc<SearchControl>>, max_nodes: Option<u64>) {
+        self.limits = Limits::new(control, NodeBudget::start(self.nodes, max_nodes));
+    }
+
+    /// The exact score of `p` (strong solve).
+    pub fn solve<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Result<i32, Stopped> {
+        self.solve_window(p, false)
+    }
+
+    /// Win (1), draw (0) or loss (-1) for the side to move (weak solve: cheaper than strong).
+    pub fn solve_weak<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+    ) -> Result<i32, Stopped> {
+        self.solve_window(p, true).map(score::outcome)
+    }
+}

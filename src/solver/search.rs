@@ -1,0 +1,387 @@
+//! One thread's search: the root's sequence of null-window searches that narrows the score
+//! ([`Solver::solve_window_alone`]), and the negamax they run.
+
+use super::resolve::{Open, Resolved};
+use super::settings::{NEAR_PLIES, STEP_RANGE, SYMMETRY_PLIES};
+use super::{Solver, Stopped};
+use crate::board::{Geometry, Position};
+use crate::control::{poll_due, SOLVER_POLL_NODES};
+use crate::ordering::{column_order, MoveSorter};
+use crate::score;
+use crate::tt::TransTable;
+
+/// The widest board supported (fixed arrays of moves per node).
+const MAX_WIDTH: usize = 9;
+
+/// The table key of `p` (mirror-symmetric near the root) and whether it is the mirror's.
+#[inline(always)]
+pub(super) fn key_of<const W: usize, const H: usize>(p: &Position<W, H>) -> (u64, bool) {
+    if p.moves() < SYMMETRY_PLIES {
+        p.symmetric_key()
+    } else {
+        (p.key(), false)
+    }
+}
+
+impl Solver {
+    pub(super) fn solve_window_alone<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        weak: bool,
+    ) -> Result<i32, Stopped> {
+        if let Some(s) = score::terminal(p) {
+            return Ok(s);
+        }
+        let cells = (W * H) as i32;
+        let moves = p.moves() as i32;
+        if p.can_win_next() {
+            return Ok(score::win_now(cells, moves));
+        }
+        if let Some(s) = self.book_score(p) {
+            return Ok(if weak { score::outcome(s) } else { s });
+        }
+        let (mut min, mut max) = score::range(cells, moves);
+        if weak {
+            min = min.max(-1);
+            max = max.min(1);
+        }
+        self.stopped = false;
+        // Null-window searches; probing near 0 first (where most positions are), then halving.
+        // A window close to the score costs most, one far from it little (a quick win or loss
+        // is a shallow proof): once at most STEP_RANGE scores are left, the tests step out from
+        // 0 instead of halving, which skips a test just beside the score more often than not.
+        while min < max {
+            let mut med = min + (max - min) / 2;
+            if max - min <= STEP_RANGE {
+                med = if min >= 0 {
+                    min
+                } else if max <= 0 {
+                    max - 1
+                } else {
+                    -1
+                };
+            } else if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.search(p, med, med + 1);
+            if self.stopped {
+                return Err(Stopped);
+            }
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        Ok(min)
+    }
+
+    /// Whether the exact score of `p` is at most `bound` (one null-window search).
+    pub fn value_at_most<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        bound: i32,
+    ) -> Result<bool, Stopped> {
+        self.stopped = false;
+        if let Some(s) = score::terminal(p) {
+            return Ok(s <= bound);
+        }
+        if p.can_win_next() {
+            return Ok(score::win_now((W * H) as i32, p.moves() as i32) <= bound);
+        }
+        if let Some(s) = self.book_score(p) {
+            return Ok(s <= bound);
+        }
+        let r = self.search(p, bound, bound + 1);
+        if self.stopped {
+            return Err(Stopped);
+        }
+        Ok(r <= bound)
+    }
+
+    /// The value of a position whose side to move cannot win at once: static resolution
+    /// first, then a search of what is left. Fail-soft, as [`Solver::negamax`].
+    pub(super) fn search<const W: usize, const H: usize>(
+        &mut self,
+        p: &Position<W, H>,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        match self.resolve(*p, alpha, beta) {
+            Resolved::Value(v) => v,
+            Resolved::Search(o) if o.same => self.negamax(&o, alpha, beta),
+            Resolved::Search(o) => -self.negamax(&o, -beta, -alpha),
+        }
+    }
+
+    /// Alpha-beta search of a position [`Solver::resolve`] left to search: its side to move
+    /// cannot win at once and has at least two moves that do not lose at once.
+    /// Fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower bound, else exact.
+    fn negamax<const W: usize, const H: usize>(
+        &mut self,
+        open: &Open<W, H>,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        let p = &open.p;
+        debug_assert!(alpha < beta);
+        debug_assert!(!p.can_win_next());
+        self.nodes += 1;
+        if poll_due(self.nodes, SOLVER_POLL_NODES) && self.limits.reached(self.nodes) {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        let cells = (W * H) as i32;
+        let moves = p.moves() as i32;
+        if (moves as u32) < self.book_moves {
+            if let Some(s) = self.book_score(p) {
+                return s;
+            }
+        }
+        let next = open.next;
+        debug_assert!(next & (next - 1) != 0);
+        let min = score::worst_without_loss_next(cells, moves);
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        if beta > open.max {
+            beta = open.max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+
+        let (key, mirrored) = (open.key, open.mirrored);
+        // the table stores moves in the orientation of its key
+        let orient = |c: usize| oriented::<W>(c, mirrored);
+        let mut tt_move = None;
+        if let Some(e) = open.entry {
+            if e.lower >= beta {
+                return e.lower;
+            }
+            if e.upper <= alpha {
+                return e.upper;
+            }
+            alpha = alpha.max(e.lower);
+            beta = beta.min(e.upper);
+            if alpha >= beta {
+                return alpha;
+            }
+            tt_move = e.best_move.map(|c| orient(c as usize));
+        }
+        let alpha_orig = alpha;
+
+        // Every child is resolved statically first (forced replies, the table: enhanced
+        // transposition cutoffs). One that settles the window ends the node without a search;
+        // the others are searched, ordered, from where their forced moves lead.
+        let mut best = i32::MIN;
+        let mut best_col = None;
+        let mut ends = [None; W];
+        // our threats right above an opponent threat can never be played first
+        let opp_threats = p.opponent_winning_cells();
+        let mut sorter = MoveSorter::new();
+        let order = column_order::<W>();
+        if (moves as u32) + 1 < NEAR_PLIES {
+            // Children's entries in the large table are cache misses: ask for all of them
+            // before resolving any, so that the misses overlap.
+            let mut m = next;
+            while m != 0 {
+                let bit = m & m.wrapping_neg();
+                m ^= bit;
+                self.tt.prefetch(key_of(&p.after(bit)).0);
+            }
+        }
+        for &col in order.iter().rev() {
+            let bit = next & Geometry::<W, H>::column_mask(col);
+            if bit == 0 {
+                continue;
+            }
+            match self.resolve(p.after(bit), -beta, -alpha) {
+                Resolved::Value(v) => {
+                    let s = -v;
+                    if s > best {
+                        best = s;
+                        best_col = Some(col);
+                    }
+                    if s >= beta {
+                        self.store(moves as u32, key, s, i32::MAX, Some(orient(col)), 1);
+                        return s;
+                    }
+                    alpha = alpha.max(s);
+                    continue;
+                }
+                Resolved::Search(o) => ends[col] = Some(o),
+            }
+            // The threats the move leaves us, and again those a disc above a playable cell,
+            // which zugzwang most often turns into wins (measured: a weight for threats the
+            // opponent must answer at once made ordering worse). The table's move breaks ties.
+            let mask = p.mask() | bit;
+            let threats =
+                Position::<W, H>::winning_cells(p.current() | bit, mask) & !(opp_threats << 1);
+            let playable = (mask + Geometry::<W, H>::BOTTOM) & Geometry::<W, H>::BOARD;
+            let score = (4 * (threats.count_ones() + (threats & (playable << 1)).count_ones())
+                + u32::from(Some(col) == tt_move)) as i32;
+            sorter.add(bit, col, score);
+        }
+        if sorter.is_empty() {
+            self.store_result(moves as u32, key, best, alpha_orig, best_col.map(orient), 1);
+            return best;
+        }
+        // No child lost at once for the opponent (that would have settled the node): we cannot
+        // win with our next disc either, at best with the one after.
+        let max = score::best_without_win_soon(cells, moves);
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+
+        let nodes_before = self.nodes;
+        // With helpers, a move another thread is searching right now waits until the others are
+        // done (simplified ABDADA): at a node where every move must be searched, the threads
+        // share the moves out instead of searching the same ones side by side.
+        let track = self.busy.is_some() && (moves as u32) < NEAR_PLIES;
+        let mut cols = [0u8; 2 * MAX_WIDTH];
+        let mut n = 0;
+        for (_, col) in sorter {
+            if ends[col].is_some() {
+                cols[n] = col as u8;
+                n += 1;
+            }
+        }
+        let mut deferred = [false; MAX_WIDTH];
+        if track {
+            self.busy_do(|b| b.enter(key));
+        }
+        let mut first = true;
+        let mut i = 0;
+        while i < n {
+            let col = cols[i] as usize;
+            i += 1;
+            let Some(o) = ends[col] else {
+                continue;
+            };
+            if track
+                && !first
+                && !deferred[col]
+                && self.busy.as_ref().is_some_and(|b| b.is_busy(o.key))
+            {
+                deferred[col] = true;
+                cols[n] = col as u8;
+                n += 1;
+                continue;
+            }
+            // the move's value, from the position its forced moves lead to
+            let value = |s: &mut Self, a: i32, b: i32| {
+                if o.same {
+                    -s.negamax(&o, -b, -a)
+                } else {
+                    s.negamax(&o, a, b)
+                }
+            };
+            let s = if first || beta - alpha == 1 {
+                value(self, alpha, beta)
+            } else {
+                // principal variation search: prove the move is no better, re-search if it is
+                let s = value(self, alpha, alpha + 1);
+                if s > alpha && s < beta && !self.stopped {
+                    value(self, alpha, beta)
+                } else {
+                    s
+                }
+            };
+            first = false;
+            if self.stopped {
+                if track {
+                    self.busy_do(|b| b.leave(key));
+                }
+                return 0;
+            }
+            if s > best {
+                best = s;
+                best_col = Some(col);
+            }
+            if s >= beta {
+                if track {
+                    self.busy_do(|b| b.leave(key));
+                }
+                let work = bit_length(self.nodes - nodes_before);
+                self.store(moves as u32, key, s, i32::MAX, best_col.map(orient), work);
+                return s;
+            }
+            alpha = alpha.max(s);
+        }
+        if track {
+            self.busy_do(|b| b.leave(key));
+        }
+        let work = bit_length(self.nodes - nodes_before);
+        self.store_result(
+            moves as u32,
+            key,
+            best,
+            alpha_orig,
+            best_col.map(orient),
+            work,
+        );
+        best
+    }
+
+    /// Stores a node's result that did not reach beta: exact above `alpha`, else an upper bound.
+    #[inline(always)]
+    fn store_result(
+        &self,
+        moves: u32,
+        key: u64,
+        best: i32,
+        alpha: i32,
+        best_col: Option<usize>,
+        work: u32,
+    ) {
+        let lower = if best > alpha { best } else { i32::MIN };
+        self.store(moves, key, lower, best, best_col, work);
+    }
+
+    #[inline(always)]
+    pub(super) fn table_for(&self, moves: u32) -> &TransTable {
+        if moves >= NEAR_PLIES {
+            &self.near
+        } else {
+            &self.tt
+        }
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store(
+        &self,
+        moves: u32,
+        key: u64,
+        lower: i32,
+        upper: i32,
+        best_col: Option<usize>,
+        work: u32,
+    ) {
+        self.table_for(moves)
+            .store(key, lower, upper, best_col.map(|c| c as u8), work);
+    }
+}
+
+/// Column `c` in the orientation of a table key that is the mirror image's when `mirrored`
+/// (the mapping is its own inverse: stored moves go both ways through it).
+#[inline(always)]
+pub(super) fn oriented<const W: usize>(c: usize, mirrored: bool) -> usize {
+    crate::book::orient(c, W, mirrored)
+}
+
+#[inline(always)]
+fn bit_length(x: u64) -> u32 {
+    64 - x.leading_zeros()
+}

@@ -1,0 +1,290 @@
+//! The command examples of README.md, tools/README.md and docs/book/building.md, run as
+//! written. Every command of every `sh` block is accounted for below: run (in a scratch directory where `vier` and
+//! `target/release/vier` are the binary under test and `tools/`, `tests/`, `book/` are the
+//! repository's), with the listed replacements that make it short (fewer games, a smaller
+//! board), each of which must find its text in the command; or skipped, with the reason. A
+//! new example, or one that changed, fails until this table says what to do with it, so an
+//! example can no longer rot unnoticed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What to do with one documented command (after joining its `\` lines and dropping its
+/// trailing comment).
+enum Plan {
+    /// Run it with these (text, replacement) pairs applied, in order.
+    Run(&'static [(&'static str, &'static str)]),
+    Skip(&'static str),
+}
+use Plan::{Run, Skip};
+
+const NONE: &[(&str, &str)] = &[];
+const SHORT_REFEREE: &[(&str, &str)] = &[("--games 100", "--games 2")];
+
+/// Commands run before a file's examples: the placeholders the examples name (an older
+/// engine as `./old/vier` or `./old`, a new one as `./new`) stand for the engine under test.
+const SETUP: &str = "mkdir -p old && ln -sf \"$VIER\" old/vier && ln -sf \"$VIER\" new \
+                     && printf '123451\\n' > hard.txt";
+
+fn plans() -> Vec<(&'static str, Plan)> {
+    vec![
+        // README.md
+        ("cargo build --release", Skip("the suite's own binary is built by cargo")),
+        ("cargo run --release", Skip("the suite's own binary is built by cargo")),
+        ("vier gui", Skip("serves until it is ended: tests/gui.rs drives it in a browser")),
+        ("vier play", Run(NONE)),
+        ("vier play --first engine --movetime 300 --size 6x5", Run(NONE)),
+        ("echo 4453 | vier solve", Run(NONE)),
+        ("echo 56567243231755 | vier solve --all", Run(NONE)),
+        (
+            "vier solve < tests/data/pons/Test_L2_R1",
+            Run(&[("vier solve < tests/data/pons/Test_L2_R1", "head -n 20 tests/data/pons/Test_L2_R1 | vier solve")]),
+        ),
+        (
+            "vier book build --depth 7 --line 16 --threads 2 --out my.book",
+            Run(&[("--depth 7 --line 16", "--size 5x4 --depth 5 --line 8")]),
+        ),
+        ("vier book verify my.book --sample 100", Run(&[("--sample 100", "--sample 5")])),
+        ("vier book info my.book --moves 44", Run(NONE)),
+        (
+            "vier book build --depth 7 --line 16 --extra hard.txt --out my.book",
+            Run(&[("--depth 7 --line 16", "--size 5x4 --depth 5 --line 8")]),
+        ),
+        (
+            "python3 tools/referee.py --tc movetime=100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
+            Run(&[("--games 160", "--games 2")]),
+        ),
+        ("tools/test.sh", Skip("the suite itself")),
+        ("cargo test --release --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
+        ("cargo test --release --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
+        // docs/book/building.md
+        (
+            "vier book positions --discs 10 > ply10.txt",
+            Run(&[("--discs 10 > ply10.txt", "--discs 10 | head -n 3 > ply10.txt")]),
+        ),
+        ("vier book select --nodes 10000 ply10.txt > hard10.txt", Run(NONE)),
+        (
+            "vier book build --depth 9 --line 16 --extra hard10.txt --out my.book",
+            Skip("a 7x6 book to 9 discs: hours; the build of the 5x4 book above runs the same flags"),
+        ),
+        (
+            "vier book positions --book book/7x6.book > held.txt",
+            Run(&[("> held.txt", "| head -n 3 > held.txt")]),
+        ),
+        (
+            "vier book positions --discs 13 --shard 2/16 > piece.txt",
+            Run(&[("> piece.txt", "| head -n 3 > piece.txt")]),
+        ),
+        ("vier book select --nodes 10000 piece.txt > hard.txt", Run(NONE)),
+        ("cp book/7x6.book my.book", Run(NONE)),
+        ("cat held.txt hard.txt > extra.txt", Run(NONE)),
+        (
+            "vier book build --depth 9 --line 16 --extra extra.txt --out my.book",
+            Skip("a 7x6 book to 9 discs: hours"),
+        ),
+        (
+            "seq 0 63 | parallel --sshloginfile hosts --joblog shards.log --return d9.{} --cleanup vier book build --depth 9 --threads 8 --shard {}/64 --out d9.{}",
+            Skip("needs ssh hosts; tests/book_shards.rs runs shards through GNU parallel here"),
+        ),
+        ("vier book merge --line 16 --out 7x6.book d9.*", Skip("merges the shards above")),
+        (
+            "vier book build --depth 9 --threads 8 --shard \"$SLURM_ARRAY_TASK_ID/64\" --out \"d9.$SLURM_ARRAY_TASK_ID\"",
+            Skip("a Slurm job script"),
+        ),
+        (
+            "seq 0 63 | parallel --sshloginfile hosts --basefile hard.txt --basefile old.book --return h.{} --cleanup vier book build --depth 9 --extra hard.txt --book old.book --threads 8 --shard {}/64 --out h.{}",
+            Skip("needs ssh hosts; tests/book_shards.rs runs shards through GNU parallel here"),
+        ),
+        ("vier book merge --line 16 --extra hard.txt --out my.book h.*", Skip("merges the shards above")),
+        // tools/README.md
+        (
+            "python3 tools/referee.py --tc movetime=100 --openings tools/openings.txt --games 100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fsf --out vier-fsf.jsonl --pgn vier-fsf.pgn",
+            Run(SHORT_REFEREE),
+        ),
+        (
+            "python3 tools/referee.py --tc movetime=100 --games 200 --openings tools/openings.txt --engine target/release/vier --name new --engine /path/to/old/vier --name old --concurrency 2 --out new-vs-old.jsonl",
+            Run(&[("--games 200", "--games 2"), ("/path/to/old/vier", "./old/vier")]),
+        ),
+        (
+            "python3 tools/referee.py --tournament round-robin --games 20 --tc movetime=50 --engine target/release/vier --name vier --engine ./old/vier --name old --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fsf --openings tools/openings.txt --concurrency 2 --out rr.jsonl --pgn rr.pgn",
+            Run(&[("--games 20", "--games 2")]),
+        ),
+        (
+            "python3 tools/referee.py --engine target/release/vier --name big-hash --option Hash=256 --tc 10+0.1 --engine target/release/vier --name small-hash --option Hash=16 --tc 10+0.1 --games 100",
+            Run(&[("--games 100", "--games 2"), ("--tc 10+0.1", "--tc 1+0.01"), ("--tc 10+0.1", "--tc 1+0.01")]),
+        ),
+        (
+            "python3 tools/referee.py --tc movetime=100 --engine A --engine B --games 200 --openings tools/openings.txt --resume new-vs-old.jsonl",
+            Skip("A and B stand for the engines of new-vs-old.jsonl above; tools/tests check --resume"),
+        ),
+        (
+            "python3 tools/referee.py --tc 10+0.1 --engine ./new --engine ./old --openings tools/openings.txt --seed 1 --concurrency 2 --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 --max-games 20000 --out sprt.jsonl",
+            Run(&[("--tc 10+0.1", "--tc 1+0.01"), ("./old", "./old/vier"), ("--max-games 20000", "--max-games 2")]),
+        ),
+        ("python3 tools/referee.py --compliance target/release/vier", Run(NONE)),
+        (
+            "target/release/vier book openings --min-plies 2 --max-plies 6 --max-score 1 > tools/openings.txt",
+            Skip("would rewrite the repository's file: tests/openings.rs checks that this command makes it"),
+        ),
+        (
+            "python3 tools/make_openings.py --bin target/release/vier --plies 2-4 --max-abs-score 2 --jobs 2 --cache /tmp/openings.cache --out my-openings.txt",
+            Run(&[("--plies 2-4", "--plies 2-2"), ("/tmp/openings.cache", "openings.cache")]),
+        ),
+        (
+            "python3 tools/proven_share.py --threads 2 --movetime 100",
+            Run(&[("--movetime 100", "--movetime 20 --limit 5")]),
+        ),
+        (
+            "python3 tools/proven_share.py --threads 1 --movetime 10 --limit 100 --json t1.json",
+            Run(&[("--limit 100", "--limit 5")]),
+        ),
+        (
+            "VIER_BIN=target/release/vier python3 -m unittest discover -s tools/tests -t tools",
+            Skip("that is tests/tools_python.rs"),
+        ),
+    ]
+}
+
+/// The commands of a Markdown file's `sh` blocks: `\` lines joined, comment lines (`#!`,
+/// `#SBATCH`) and trailing comments (after two spaces) dropped.
+fn commands(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    let mut pending = String::new();
+    for line in markdown.lines() {
+        if !in_sh {
+            in_sh = line.trim() == "```sh";
+            continue;
+        }
+        if line.trim() == "```" {
+            in_sh = false;
+            continue;
+        }
+        let code = match line.find("  #") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        let code = code.trim();
+        if code.starts_with('#') || code.is_empty() {
+            continue;
+        }
+        match code.strip_suffix('\\') {
+            Some(part) => {
+                pending.push_str(part.trim());
+                pending.push(' ');
+            }
+            None => {
+                pending.push_str(code);
+                out.push(std::mem::take(&mut pending));
+            }
+        }
+    }
+    out
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory that looks like the repository to the examples.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("doc-examples-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("target/release")).unwrap();
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_vier"));
+    for link in ["target/release/vier", "bin/vier"] {
+        std::os::unix::fs::symlink(bin, dir.join(link)).unwrap();
+    }
+    for d in ["tools", "tests", "book"] {
+        std::os::unix::fs::symlink(root().join(d), dir.join(d)).unwrap();
+    }
+    dir
+}
+
+fn run_file(file: &str) {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let plans = plans();
+    let dir = scratch(&file.replace('/', "-"));
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for cmd in commands(&text) {
+        let Some((_, plan)) = plans.iter().find(|(c, _)| *c == cmd) else {
+            failures.push(format!(
+                "{file}: a new or changed example, not in tests/doc_examples.rs: {cmd}"
+            ));
+            continue;
+        };
+        let replacements = match plan {
+            Run(r) => r,
+            Skip(reason) => {
+                eprintln!("{file}: skipped `{cmd}`: {reason}");
+                continue;
+            }
+        };
+        let mut short = cmd.clone();
+        for (from, to) in *replacements {
+            assert!(short.contains(from), "'{from}' is not in: {cmd}");
+            short = short.replacen(from, to, 1);
+        }
+        let script = format!("{SETUP} && {short}");
+        let out = Command::new("bash")
+            .args(["-c", &script])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .env("VIER", env!("CARGO_BIN_EXE_vier"))
+            .env("VIER_BIN", env!("CARGO_BIN_EXE_vier"))
+            .stdin(Stdio::null())
+            .output()
+            .expect("bash runs");
+        ran += 1;
+        if !out.status.success() {
+            failures.push(format!(
+                "{file}: `{short}` failed ({}):\n{}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(ran > 0, "{file}: no example ran");
+}
+
+/// The files whose `sh` blocks are examples to run.
+const DOCUMENTED: &[&str] = &["README.md", "tools/README.md", "docs/book/building.md"];
+
+#[test]
+fn every_example_is_run_or_skipped_with_a_reason() {
+    let mut documented: Vec<String> = DOCUMENTED
+        .iter()
+        .flat_map(|f| commands(&std::fs::read_to_string(root().join(f)).unwrap()))
+        .collect();
+    documented.sort();
+    for (cmd, _) in plans() {
+        assert!(
+            documented.binary_search(&cmd.to_string()).is_ok(),
+            "tests/doc_examples.rs plans an example the docs no longer have: {cmd}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_examples_run_as_written() {
+    run_file("README.md");
+}
+
+#[test]
+fn the_tools_readme_examples_run_as_written() {
+    run_file("tools/README.md");
+}
+
+#[test]
+fn the_book_building_examples_run_as_written() {
+    run_file("docs/book/building.md");
+}

@@ -1,0 +1,287 @@
+//! `vier serve`: the Pons-style `GET /solve` endpoint, driven over loopback HTTP like the
+//! programs that call the public solver do.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A running `vier serve` on a free port, ended when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        Server::launch(&[&["serve", "--port", "0"], args].concat())
+    }
+
+    /// `vier gui` without a browser: its router carries the same route.
+    fn gui() -> Server {
+        Server::launch(&["gui", "--no-open", "--port", "0"])
+    }
+
+    fn launch(args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("vier serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout is piped"))
+            .read_line(&mut line)
+            .expect("vier serve prints its address");
+        // "vier serve: http://127.0.0.1:PORT/solve?pos=4453  (Ctrl-C ends it)", or vier gui's
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Server { child, addr }
+    }
+
+    /// Status and body of `GET path` with the given extra header lines.
+    fn get_with(&self, path: &str, headers: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.addr).expect("connects");
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n{headers}Connection: close\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).expect("an answer");
+        let (head, body) = text.split_once("\r\n\r\n").expect("headers end");
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .expect("a status line");
+        (status, body.to_string())
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        self.get_with(path, "")
+    }
+
+    fn json(&self, path: &str) -> (u16, serde_json::Value) {
+        let (status, body) = self.get(path);
+        let v = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
+        (status, v)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `vier solve --all`'s scores per position, with 100 for a full column.
+fn solve_all(positions: &[String], extra: &[&str]) -> Vec<Vec<i32>> {
+    let mut args = vec!["solve", "--all"];
+    args.extend_from_slice(extra);
+    // `-` is how vier solve reads the empty board
+    let lines: Vec<&str> = positions
+        .iter()
+        .map(|p| if p.is_empty() { "-" } else { p.as_str() })
+        .collect();
+    let out = common::run_vier(&args, &(lines.join("\n") + "\n"));
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .zip(&lines)
+        .map(|(line, pos)| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(fields[0], *pos);
+            // moves, one score per column, nodes, microseconds
+            fields[1..fields.len() - 2]
+                .iter()
+                .map(|s| if *s == "-" { 100 } else { s.parse().unwrap() })
+                .collect()
+        })
+        .collect()
+}
+
+fn sample(set: &str, step: usize) -> Vec<String> {
+    common::pons_set(set)
+        .into_iter()
+        .step_by(step)
+        .map(|(m, _)| m)
+        .collect()
+}
+
+#[test]
+fn the_endpoint_answers_what_solve_all_prints_in_pons_shape() {
+    let server = Server::start(&["--jobs", "2"]);
+    let mut positions = sample("Test_L3_R1", 50);
+    positions.extend(sample("Test_L2_R1", 50));
+    positions.extend(sample("Test_L1_R2", 100));
+    let expected = solve_all(&positions, &[]);
+    for (pos, want) in positions.iter().zip(&expected) {
+        let (status, v) = server.json(&format!("/solve?pos={pos}"));
+        assert_eq!(status, 200, "{pos}: {v}");
+        assert_eq!(v, serde_json::json!({ "pos": pos, "score": want }), "{pos}");
+    }
+}
+
+#[test]
+fn vier_gui_serves_the_same_route() {
+    let gui = Server::gui();
+    let serve = Server::start(&[]);
+    for path in [
+        "/solve?pos=4453",
+        "/solve?pos=17171&weak=1",
+        "/solve?pos=48",
+    ] {
+        assert_eq!(gui.json(path), serve.json(path), "{path}");
+    }
+}
+
+#[test]
+fn the_best_column_scores_what_pons_sets_give_the_position() {
+    // Pons' sets give each position's score for the side to move; the public solver's array is
+    // in that same view, so its largest entry is the position's score.
+    let server = Server::start(&[]);
+    for (pos, score) in common::pons_set("Test_L2_R1").into_iter().step_by(97) {
+        let (status, v) = server.json(&format!("/solve?pos={pos}"));
+        assert_eq!(status, 200);
+        let best = v["score"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_i64().unwrap())
+            .filter(|&s| s != 100)
+            .max();
+        assert_eq!(best, Some(score as i64), "{pos}: {v}");
+    }
+    // a forced block: every other column loses to the fourth disc in column 1
+    let (_, v) = server.json("/solve?pos=17171");
+    assert_eq!(
+        v["score"],
+        serde_json::json!([-2, -18, -18, -18, -18, -18, -18])
+    );
+}
+
+#[test]
+fn other_sizes_and_weak_answers_match_solve_all() {
+    let server = Server::start(&[]);
+    let positions: Vec<String> = ["", "3", "2233", "112233"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let want = solve_all(&positions, &["--size", "5x4"]);
+    for (pos, w) in positions.iter().zip(&want) {
+        let (status, v) = server.json(&format!("/solve?pos={pos}&width=5&height=4"));
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["score"], serde_json::json!(w));
+    }
+    let positions = sample("Test_L2_R1", 200);
+    let want = solve_all(&positions, &["--weak"]);
+    for (pos, w) in positions.iter().zip(&want) {
+        let (_, v) = server.json(&format!("/solve?pos={pos}&weak=1"));
+        assert_eq!(v["score"], serde_json::json!(w), "{pos}");
+    }
+}
+
+#[test]
+fn bad_requests_get_400_with_the_reason() {
+    let server = Server::start(&["--budget-ms", "5000"]);
+    let cases = [
+        ("/solve", "missing pos"),
+        ("/solve?pos=44a", "unexpected character 'a'"),
+        ("/solve?pos=48", "column 8"),
+        ("/solve?pos=4444444", "column 4 at position 7 is full"),
+        // the first player's four in column 1, then one more move
+        ("/solve?pos=12121212", "comes after the game has ended"),
+        ("/solve?pos=1212121", "player 1 has four in a row"),
+        ("/solve?pos=4&width=10&height=6", "10"),
+        ("/solve?pos=4&width=9&height=7", "9x7"),
+        ("/solve?pos=4&width=seven", "width must be a whole number"),
+        ("/solve?pos=4&weak=maybe", "weak must be 0 or 1"),
+        ("/solve?pos=4&budget_ms=0", "budget_ms must be 1..=5000"),
+        ("/solve?pos=4&budget_ms=5001", "budget_ms must be 1..=5000"),
+    ];
+    for (path, reason) in cases {
+        let (status, v) = server.json(path);
+        assert_eq!(status, 400, "{path}: {v}");
+        let msg = v["error"].as_str().unwrap_or_else(|| panic!("{path}: {v}"));
+        assert!(msg.contains(reason), "{path}: {msg:?} lacks {reason:?}");
+    }
+    // still serving after all that
+    assert_eq!(server.json("/solve?pos=4453").0, 200);
+}
+
+#[test]
+fn a_page_of_another_site_and_another_host_name_are_refused() {
+    let server = Server::start(&[]);
+    let (status, body) = server.get_with("/solve?pos=4", "Origin: http://evil.example\r\n");
+    assert_eq!(status, 403, "{body}");
+    let (status, _) = server.get_with("/solve?pos=4", "Origin: http://127.0.0.1:9\r\n");
+    assert_eq!(status, 200);
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    write!(
+        s,
+        "GET /solve?pos=4 HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 403"), "{text}");
+}
+
+#[test]
+fn a_position_not_proven_in_its_budget_gets_504() {
+    let server = Server::start(&[]);
+    // the empty 8x7 board takes the solver far longer than 20 ms
+    let (status, v) = server.json("/solve?pos=&width=8&height=7&budget_ms=20");
+    assert_eq!(status, 504, "{v}");
+    assert!(v["error"]
+        .as_str()
+        .unwrap()
+        .contains("not solved within 20 ms"));
+}
+
+#[test]
+fn concurrent_clients_beyond_the_bound_all_get_an_answer_and_none_fails() {
+    // 2 solvers and 10 admitted requests: 16 clients at once see 200s, and 503s only for the
+    // excess, never a broken connection
+    let server = std::sync::Arc::new(Server::start(&["--jobs", "2"]));
+    let positions = sample("Test_L2_R1", 10);
+    let expected = solve_all(&positions, &[]);
+    let handles: Vec<_> = (0..16)
+        .map(|t| {
+            let server = server.clone();
+            let positions = positions.clone();
+            let expected = expected.clone();
+            std::thread::spawn(move || {
+                let mut answered = 0;
+                for i in 0..positions.len() {
+                    let k = (i + t * 7) % positions.len();
+                    let (status, v) = server.json(&format!("/solve?pos={}", positions[k]));
+                    match status {
+                        200 => {
+                            assert_eq!(v["score"], serde_json::json!(expected[k]));
+                            answered += 1;
+                        }
+                        503 => assert!(v["error"].as_str().unwrap().starts_with("busy")),
+                        s => panic!("status {s}: {v}"),
+                    }
+                }
+                answered
+            })
+        })
+        .collect();
+    let answered: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    assert!(answered > 0);
+    // the server is still whole
+    assert_eq!(server.json("/solve?pos=4453").0, 200);
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh Debian or Ubuntu machine: installs what the tests need and is
+# missing, then runs `cargo test --no-fail-fast` (arguments go to cargo test).
+#
+# Debian packages: fairy-stockfish (the referee's tests play it), parallel (GNU parallel: the
+# book's shard tests), chromium and chromium-driver (the browser tests of `vier gui`), and
+# python3-venv where python3 lacks ensurepip (tests/python_package.rs builds the Python package
+# into a virtual environment; maturin, pytest and pettingzoo come from PyPI into it).
+# Python packages, for the python3 the tests will run (the first on PATH, e.g. pyenv's):
+# selenium (browser tests) and matplotlib (the study's plots), from Debian (python3-selenium,
+# python3-matplotlib) when that python3 is Debian's own, else with its pip.
+#
+# Installing needs root or sudo; without either, or with --check, it says exactly what is
+# missing and the commands that install it, and stops (exit status 1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+check_only=false
+if [ "${1:-}" = "--check" ]; then
+    check_only=true
+    shift
+fi
+
+say() { printf 'tools/test.sh: %s\n' "$*" >&2; }
+
+if ! command -v cargo >/dev/null; then
+    say "cargo is missing: install Rust with https://rustup.rs (then open a new shell)"
+    exit 1
+fi
+
+apt_missing=()
+command -v python3 >/dev/null || apt_missing+=(python3)
+command -v fairy-stockfish >/dev/null || [ -x /usr/games/fairy-stockfish ] || apt_missing+=(fairy-stockfish)
+# moreutils has another program called parallel: only GNU parallel will do
+parallel --version 2>/dev/null | grep -q 'GNU parallel' || apt_missing+=(parallel)
+# Debian's names; Ubuntu ships Chromium as a snap behind chromium-browser and
+# chromium-chromedriver (untested here: snaps do not run in most containers)
+browser_pkgs=(chromium chromium-driver)
+if ! apt-cache show chromium >/dev/null 2>&1 && apt-cache show chromium-browser >/dev/null 2>&1; then
+    browser_pkgs=(chromium-browser chromium-chromedriver)
+fi
+{ command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } || apt_missing+=("${browser_pkgs[0]}")
+command -v chromedriver >/dev/null || apt_missing+=("${browser_pkgs[1]}")
+
+# the Python modules, for the python3 that `cargo test` will start
+py_missing=()
+debian_python=false
+if command -v python3 >/dev/null; then
+    python3 -c 'import selenium' 2>/dev/null || py_missing+=(selenium)
+    python3 -c 'import matplotlib' 2>/dev/null || py_missing+=(matplotlib)
+    # Debian's python3 makes no virtual environment without python3-venv (no ensurepip)
+    python3 -c 'import ensurepip' 2>/dev/null || apt_missing+=(python3-venv)
+    # Debian's own python3 takes Debian's packages (pip refuses to touch it, PEP 668)
+    if [ "$(python3 -c 'import sys; print(sys.prefix)')" = /usr ]; then
+        debian_python=true
+    fi
+else
+    py_missing=(selenium matplotlib)
+    debian_python=true
+fi
+pip_missing=()
+for m in "${py_missing[@]}"; do
+    if $debian_python; then apt_missing+=("python3-$m"); else pip_missing+=("$m"); fi
+done
+
+sudo=()
+[ "$(id -u)" = 0 ] || sudo=(sudo)
+can_root=true
+if [ ${#sudo[@]} -gt 0 ] && ! sudo -n true 2>/dev/null; then
+    can_root=false
+fi
+
+if [ ${#apt_missing[@]} -gt 0 ] || [ ${#pip_missing[@]} -gt 0 ]; then
+    say "missing for the tests:" "${apt_missing[@]}" "${pip_missing[@]}"
+    if $check_only || { [ ${#apt_missing[@]} -gt 0 ] && ! $can_root; }; then
+        [ ${#apt_missing[@]} -eq 0 ] ||
+            say "install with: sudo apt-get install ${apt_missing[*]}"
+        [ ${#pip_missing[@]} -eq 0 ] ||
+            say "install with: $(command -v python3) -m pip install ${pip_missing[*]}"
+        exit 1
+    fi
+fi
+
+if $check_only; then
+    say "nothing is missing"
+    exit 0
+fi
+
+if [ ${#apt_missing[@]} -gt 0 ]; then
+    say "installing Debian packages: ${apt_missing[*]}"
+    # other package managers may hold the lock for a while: wait for it
+    "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 \
+        install -y -qq "${apt_missing[@]}" >/dev/null
+fi
+if [ ${#pip_missing[@]} -gt 0 ]; then
+    say "installing for $(command -v python3): ${pip_missing[*]}"
+    python3 -m pip --version >/dev/null 2>&1 || python3 -m ensurepip --upgrade >/dev/null
+    python3 -m pip install --quiet "${pip_missing[@]}"
+fi
+for m in selenium matplotlib; do
+    python3 -c "import $m" || { say "python3 still cannot import $m"; exit 1; }
+done
+
+say "cargo test --no-fail-fast $*"
+exec cargo test --no-fail-fast "$@"
