@@ -15,6 +15,8 @@
 //!   the solver; [`book_build`]: making and choosing books with the solver, above it;
 //! - [`protocol`]: the UCI-style line protocol of protocol.md, and `vier bench`'s deterministic
 //!   node-count signature of the whole engine through the protocol's path;
+//! - [`levels`]: strength levels, a weaker player's choice among the engine's values of the
+//!   columns (above the search, below the fronts);
 //! - [`gui`]: `vier gui`, a local web server that plays and analyses in the browser, talking to
 //!   an engine process over the protocol;
 //! - [`api`]: the engine with the board size chosen at run time, for the Python package and
@@ -30,6 +32,7 @@ pub mod cli;
 pub mod control;
 pub mod eval;
 pub mod gui;
+pub mod levels;
 pub mod ordering;
 pub mod protocol;
 pub mod score;

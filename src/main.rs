@@ -83,6 +83,10 @@ enum Cmd {
         /// Play (and give hints) without the opening book built into the binary.
         #[arg(long)]
         no_book: bool,
+        /// vier's strength: 1 (a beginner) to 9 (full strength, the default); `l N` changes it.
+        #[arg(long, default_value_t = vier::levels::FULL_SKILL,
+              value_parser = clap::value_parser!(u64).range(1..=vier::levels::FULL_SKILL))]
+        level: u64,
     },
     /// Play and analyse in the browser: serves a local page and prints its address.
     Gui {
@@ -197,6 +201,7 @@ fn main() -> ExitCode {
             size,
             position,
             no_book,
+            level,
         }) => {
             let opts = cli::play::PlayOptions {
                 first,
@@ -204,6 +209,12 @@ fn main() -> ExitCode {
                 size,
                 position,
                 book: !no_book,
+                // the top level is the full engine
+                level: (level < vier::levels::FULL_SKILL).then_some(level),
+                // a person meets other moves in every run
+                seed: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64),
                 ..Default::default()
             }
             .detect_terminal();

@@ -3,9 +3,9 @@
 //! one group):
 //!
 //! rules (`board`) <- `score` <- the search's parts (`tt`, `ordering`, `eval`) <- `time` <-
-//! `control` <- `book` (files and lookups) <- `solver` <- `search` <- `study` <- `book_build`
-//! <- `api` (the engine for embedders) <- `serve` (the HTTP solve route) <- the front ends
-//! (`protocol`, `cli`, `gui`).
+//! `control` <- `book` (files and lookups) <- `solver` <- `search` <- `study`, `levels` (what
+//! a search is asked to be) <- `book_build` <- `api` (the engine for embedders) <- `serve` (the
+//! HTTP solve route) <- the front ends (`protocol`, `cli`, `gui`).
 //!
 //! `cargo test --test layers` checks every `crate::` path in the code (comments aside) of every
 //! file under `src/` against this list.
@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["book"],
     &["solver"],
     &["search"],
-    &["study"],
+    &["study", "levels"],
     &["book_build"],
     &["api"],
     &["serve"],

@@ -273,6 +273,9 @@ fn bad_options_exit_2() {
         &["--size", "3x3"],
         &["--first", "nobody"],
         &["--no-book=yes"],
+        &["--level", "0"],
+        &["--level", "10"],
+        &["--level", "weak"],
     ] {
         let out = play(args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -297,4 +300,40 @@ fn no_book_plays_and_hints() {
     // and the flag is documented
     let help = play(&["--help"], "");
     assert!(stdout(&help).contains("--no-book"), "{}", stdout(&help));
+}
+
+/// `--level` starts at a level, `l N` changes it mid-game (bad levels are refused and change
+/// nothing), `l 9` is full strength again; the level's moves are legal and the game goes on.
+#[test]
+fn a_level_is_chosen_on_the_command_line_and_changed_mid_game() {
+    let out = play(
+        &["--level", "1", "--movetime", "50"],
+        "4\nl 0\nl\nl 3\n4\n?\nl 9\n4\nq\n",
+    );
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("vier thinks 50 ms per move at level 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("'0' is not a level: 1 (a beginner) to 9"),
+        "{text}"
+    );
+    assert!(text.contains("type l and a level"), "{text}");
+    assert!(text.contains("vier now plays at level 3"), "{text}");
+    assert!(
+        text.contains("vier's level, 1 (a beginner) to 9 (full strength; now 3)"),
+        "{text}"
+    );
+    assert!(text.contains("vier now plays at full strength"), "{text}");
+    assert_eq!(count(&text, "\nvier plays "), 3, "{text}");
+    // every board drawn is a legal position: replaying its columns never fails
+    let last = boards(&text, 7, 6).pop().expect("a board");
+    let discs = cells(&last)
+        .iter()
+        .flatten()
+        .filter(|c| matches!(c, 'x' | 'o' | 'X' | 'O'))
+        .count();
+    assert_eq!(discs, 6, "{last}");
 }

@@ -1300,3 +1300,201 @@ fn search_level_option() {
     assert!(tbhits(last_info(&lines)).unwrap() > 0, "{lines:?}");
     assert_eq!(depth_10_nodes(&mut e), full);
 }
+
+// ---- strength levels (src/levels.rs) ----
+
+/// The level's announcement and move of one `go`.
+fn level_move(e: &mut Engine, moves: &str) -> usize {
+    let lines = e.search(
+        &format!("position startpos moves {moves}"),
+        "go movetime 2000",
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string level ") && l.contains(" chooses column ")),
+        "{lines:?}"
+    );
+    legal_bestmove(&lines, moves)
+}
+
+/// `UCI_LimitStrength`, `UCI_Elo`, `Skill Level` and `LevelSeed` are listed; bad values print an
+/// error and change nothing (the engine still plays at full strength); good ones take effect.
+#[test]
+fn strength_options_are_listed_checked_and_applied() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until(|l| l == "uciok");
+    for opt in [
+        "option name UCI_LimitStrength type check default false",
+        "option name Skill Level type spin default 9 min 1 max 9",
+    ] {
+        assert!(lines.iter().any(|l| l == opt), "{opt}: {lines:?}");
+    }
+    for prefix in [
+        "option name UCI_Elo type spin",
+        "option name LevelSeed type spin",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(prefix)), "{lines:?}");
+    }
+    for bad in [
+        "Skill Level value 0",
+        "Skill Level value 10",
+        "Skill Level value weak",
+        "UCI_Elo value 1",
+        "UCI_Elo value 99999",
+        "UCI_LimitStrength value yes",
+        "LevelSeed value -1",
+        "LevelSeed value 4294967296",
+    ] {
+        e.send(&format!("setoption name {bad}"));
+        let out = e.sync();
+        assert!(
+            out.len() == 1 && out[0].starts_with("info string error:"),
+            "{bad}: {out:?}"
+        );
+    }
+    let full = e.search("position startpos moves 4453", "go depth 6");
+    assert!(!full.iter().any(|l| l.contains("level")), "{full:?}");
+    // a level: every column's value, then the level's choice
+    e.send("setoption name Skill Level value 2");
+    let lines = e.search("position startpos moves 4453", "go movetime 2000");
+    assert!(lines.iter().any(|l| l.contains(" multipv 7 ")), "{lines:?}");
+    legal_bestmove(&lines, "4453");
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("info string level 2 chooses column")));
+    // UCI_Elo, under UCI_LimitStrength, takes precedence
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 0");
+    assert!(e.sync()[0].starts_with("info string error:"));
+    let lowest = vier::levels::ELO[0];
+    e.send(&format!("setoption name UCI_Elo value {lowest}"));
+    let lines = e.search("position startpos moves 4453", "go movetime 2000");
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("info string level 1 chooses column")));
+    let top = vier::levels::ELO[vier::levels::ELO.len() - 1];
+    e.send(&format!("setoption name UCI_Elo value {top}"));
+    let lines = e.search("position startpos moves 4453", "go depth 6");
+    assert!(!lines.iter().any(|l| l.contains("level")), "{lines:?}");
+}
+
+/// The same seed and position give the same move (fresh engines, one thread); other seeds give
+/// other moves somewhere.
+#[test]
+fn a_level_replays_its_move_from_the_same_seed_and_position() {
+    let positions = ["", "4", "4453", "445332", "4453321"];
+    let play = |seed: u32| -> Vec<usize> {
+        let mut e = Engine::start();
+        e.send("setoption name Skill Level value 1");
+        e.send(&format!("setoption name LevelSeed value {seed}"));
+        positions.iter().map(|p| level_move(&mut e, p)).collect()
+    };
+    let first = play(7);
+    assert_eq!(first, play(7));
+    let others: Vec<Vec<usize>> = (1..=4).map(play).collect();
+    assert!(others.iter().any(|o| *o != first), "{first:?} {others:?}");
+}
+
+/// With the limit set and then taken off, the engine plays exactly as `vier bench`'s searches
+/// (the production search's moves and node counts at its depth on its positions).
+#[test]
+fn limit_off_gives_the_full_engines_moves_on_the_bench_positions() {
+    let bench = common::run_vier(&["bench"], "");
+    let text = String::from_utf8_lossy(&bench.stdout);
+    let mut e = Engine::start();
+    for cmd in [
+        "Skill Level value 3",
+        "UCI_LimitStrength value true",
+        "UCI_Elo value 1000",
+        "Skill Level value 9",
+        "UCI_LimitStrength value false",
+    ] {
+        e.send(&format!("setoption name {cmd}"));
+    }
+    let depth = vier::protocol::bench::BENCH_DEPTH;
+    let mut compared = 0;
+    for moves in vier::protocol::bench::BENCH_POSITIONS {
+        // the bench's search line: "<moves> depth D bestmove C nodes N time T ms"
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{moves} depth ")))
+            .unwrap_or_else(|| panic!("{moves} not in {text}"));
+        e.send("ucinewgame");
+        let lines = e.search(
+            &format!("position startpos moves {moves}"),
+            &format!("go depth {depth}"),
+        );
+        assert_eq!(field(line, "bestmove"), Some(bestmove(&lines)), "{moves}");
+        assert_eq!(
+            field(line, "nodes"),
+            field(last_info(&lines), "nodes"),
+            "{moves}"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, vier::protocol::bench::BENCH_POSITIONS.len());
+}
+
+/// The immediate-win-and-block beginner: wins if it can, blocks if it must, else a column
+/// drawn from `seed`.
+fn win_block_move(p: &Position<7, 6>, seed: &mut u64) -> usize {
+    let legal: Vec<usize> = p.legal_columns().collect();
+    if let Some(&c) = legal.iter().find(|&&c| p.is_winning_move(c)) {
+        return c;
+    }
+    let threats = p.opponent_winning_cells() & p.possible();
+    if let Some(&c) = legal
+        .iter()
+        .find(|&&c| threats & (1u64 << (c * 7 + p.column_height(c))) != 0)
+    {
+        return c;
+    }
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    legal[(*seed >> 33) as usize % legal.len()]
+}
+
+/// A few games of level 1 against the win-and-block beginner: every move the level plays is
+/// legal, and it makes mistakes, moves that lose value by the exact solver (with the book).
+#[test]
+fn the_lowest_level_plays_legal_moves_and_makes_value_losing_mistakes() {
+    let mut solver = Solver::new(64);
+    solver.set_book(vier::book::open(&vier::book::BookSource::BuiltIn).unwrap());
+    let mut e = Engine::start();
+    e.send("setoption name Skill Level value 1");
+    let (mut level_moves, mut mistakes) = (0, 0);
+    for game in 0..4u64 {
+        let mut seed = game;
+        e.send(&format!("setoption name LevelSeed value {game}"));
+        e.send("ucinewgame");
+        let mut p = Position::<7, 6>::new();
+        let mut moves = String::new();
+        let level_first = game % 2 == 0;
+        while !p.is_game_over() {
+            let level_to_move = (p.moves() % 2 == 0) == level_first;
+            let col = if level_to_move {
+                let before = solver.solve_weak(&p).unwrap();
+                let col = level_move(&mut e, &moves);
+                let kept = if p.is_winning_move(col) {
+                    before == 1
+                } else {
+                    let mut q = p;
+                    q.play_col(col);
+                    -solver.solve_weak(&q).unwrap() == before
+                };
+                level_moves += 1;
+                mistakes += usize::from(!kept);
+                col
+            } else {
+                win_block_move(&p, &mut seed)
+            };
+            p.play_col(col);
+            moves.push_str(&(col + 1).to_string());
+        }
+    }
+    assert!(level_moves > 10);
+    assert!(mistakes > 0, "{mistakes} of {level_moves}");
+}

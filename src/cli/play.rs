@@ -82,6 +82,10 @@ pub struct PlayOptions {
     /// Consult the opening book built into the binary (for the engine's moves and the hints);
     /// off with `--no-book`.
     pub book: bool,
+    /// The strength level (`Skill Level` 1.., see [`crate::levels`]); `None`: the full engine.
+    pub level: Option<u64>,
+    /// Seeds a level's choices (with the position).
+    pub seed: u64,
 }
 
 impl Default for PlayOptions {
@@ -96,6 +100,8 @@ impl Default for PlayOptions {
             echo: false,
             hash_mb: ENGINE_HASH_MB,
             book: true,
+            level: None,
+            seed: 0,
         }
     }
 }
@@ -143,6 +149,8 @@ enum Command {
     Undo,
     New,
     Time(u64),
+    /// A strength level, or `None` for the full engine.
+    Level(Option<u64>),
     Board,
     Help,
     Quit,
@@ -194,6 +202,16 @@ fn parse_command(line: &str, width: usize) -> Command {
             },
             _ => Command::Bad("type t and the engine's time per move in milliseconds, e.g. t 500".into()),
         },
+        "l" | "level" => match rest.as_slice() {
+            [n] => match parse_level(n) {
+                Ok(level) => Command::Level(level),
+                Err(e) => Command::Bad(e),
+            },
+            _ => Command::Bad(format!(
+                "type l and a level, 1 (a beginner) to {} (full strength), e.g. l 3",
+                crate::levels::FULL_SKILL
+            )),
+        },
         _ => {
             let shown: String = line.chars().take(20).collect();
             let more = if line.chars().count() > 20 { "..." } else { "" };
@@ -201,6 +219,26 @@ fn parse_command(line: &str, width: usize) -> Command {
                 "unknown command '{shown}{more}': type a column number 1 to {width}, or ? for the keys"
             ))
         }
+    }
+}
+
+/// A level as typed (`--level`, `l N`): 1.. for a weaker player, the top one for the full engine.
+pub fn parse_level(s: &str) -> Result<Option<u64>, String> {
+    let full = crate::levels::FULL_SKILL;
+    match s.parse::<u64>() {
+        Ok(n) if (1..full).contains(&n) => Ok(Some(n)),
+        Ok(n) if n == full => Ok(None),
+        _ => Err(format!(
+            "'{s}' is not a level: 1 (a beginner) to {full} (full strength)"
+        )),
+    }
+}
+
+/// "level N" or "full strength".
+fn level_words(level: Option<u64>) -> String {
+    match level {
+        Some(n) => format!("level {n}"),
+        None => "full strength".to_string(),
     }
 }
 
@@ -217,6 +255,8 @@ pub struct PlaySession<'a, const W: usize, const H: usize, R: BufRead, O: Write>
     /// The person's side in the current game.
     person: Player,
     movetime_ms: u64,
+    /// The strength level now (`l N` changes it mid-game).
+    level: Option<u64>,
     searcher: Option<Searcher>,
     hint_solver: Option<Solver>,
     /// The book the engine's searcher and the hint solver consult.
@@ -246,6 +286,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             pos: start,
             person,
             movetime_ms: opts.movetime_ms.max(1),
+            level: opts.level,
             searcher: None,
             hint_solver: None,
             book: book::open(&if opts.book {
@@ -309,6 +350,11 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
                 Command::Time(ms) => {
                     self.movetime_ms = ms;
                     self.say(&format!("vier now thinks {ms} ms per move"))?;
+                }
+                Command::Level(level) => {
+                    self.level = level;
+                    let line = format!("vier now plays at {}", level_words(level));
+                    self.say(&line)?;
                 }
                 Command::Board => show_board = true,
                 Command::Help => self.help()?,
@@ -380,10 +426,14 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
             "vier moves first"
         };
         let line = format!(
-            "new game on {W}x{H}: you play {}, vier plays {}; {who}. vier thinks {} ms per move; ? lists the keys.",
+            "new game on {W}x{H}: you play {}, vier plays {}; {who}. vier thinks {} ms per move{}; ? lists the keys.",
             self.glyph(self.person, false),
             self.glyph(self.person.other(), false),
-            self.movetime_ms
+            self.movetime_ms,
+            match self.level {
+                Some(_) => format!(" at {}", level_words(self.level)),
+                None => String::new(),
+            }
         );
         self.say(&line)
     }
@@ -450,10 +500,13 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
              \x20 u      take back your last move and vier's reply\n\
              \x20 n      new game (you and vier swap who goes first)\n\
              \x20 t MS   vier's time per move in milliseconds (now {})\n\
+             \x20 l N    vier's level, 1 (a beginner) to {} (full strength; now {})\n\
              \x20 b      draw the board again\n\
              \x20 ?      this list\n\
              \x20 q      quit",
-            self.movetime_ms
+            self.movetime_ms,
+            crate::levels::FULL_SKILL,
+            self.level.unwrap_or(crate::levels::FULL_SKILL)
         );
         self.say(&text)
     }
@@ -509,10 +562,19 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         }
         .deadlines();
         let control = SearchControl::new(deadlines, false);
-        let limits = SearchLimits {
-            multipv: 1,
-            ..Default::default()
+        // a level wants every column's value within its node budget (crate::levels)
+        let limits = match self.level {
+            None => SearchLimits {
+                multipv: 1,
+                ..Default::default()
+            },
+            Some(level) => SearchLimits {
+                multipv: W,
+                nodes: Some(crate::levels::level(level).nodes),
+                ..Default::default()
+            },
         };
+        let mut complete: Vec<crate::search::Line> = Vec::new();
         let root = self.pos;
         let live = self.opts.live;
         if live {
@@ -526,6 +588,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         let out = &mut self.out;
         let mut failed: Option<io::Error> = None;
         let mut report = |it: &Iteration| {
+            complete.clone_from(&it.lines);
             if !live || failed.is_some() {
                 return;
             }
@@ -541,9 +604,14 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         if live {
             write!(self.out, "\r\x1b[2K")?;
         }
+        let mut best = result.best;
+        if let Some(level) = self.level {
+            let values = crate::levels::column_values(&complete, &result.last.lines);
+            let seed = crate::levels::move_seed(self.opts.seed, root.key());
+            best = crate::levels::choose(level, W, &values, seed);
+        }
         // the search always has a move for a game that goes on; the first legal column otherwise
-        let col = result
-            .best
+        let col = best
             .filter(|&c| root.can_play(c))
             .or_else(|| root.legal_columns().next())
             .expect("a game that goes on has a legal column");

@@ -353,6 +353,8 @@ struct SettingsReq {
     engine: Option<String>,
     movetime: Option<u64>,
     analysis_always: Option<bool>,
+    /// `Skill Level`: 1.. (crate::levels), the top one the full engine.
+    level: Option<u64>,
 }
 
 async fn settings(
@@ -369,12 +371,21 @@ async fn settings(
             )));
         }
     }
+    if let Some(l) = req.level {
+        let full = crate::levels::FULL_SKILL;
+        if !(1..=full).contains(&l) {
+            return Err(bad(format!("level {l} is out of range 1..{full}")));
+        }
+    }
     apply(&app, &id, |st| {
         if let Some(s) = side {
             st.engine_side = s;
         }
         if let Some(t) = req.movetime {
             st.movetime = t;
+        }
+        if let Some(l) = req.level {
+            st.level = l;
         }
         if let Some(a) = req.analysis_always {
             st.analysis_always = a;

@@ -91,6 +91,10 @@ pub struct State {
     pub redo: Vec<usize>,
     pub engine_side: Side,
     pub movetime: u64,
+    /// The engine's strength level (`Skill Level`, crate::levels); kept across new games.
+    pub level: u64,
+    /// Seeds the level's choices (`LevelSeed`), drawn when the session starts.
+    seed: u64,
     /// Analysis after every move, or only when asked.
     pub analysis_always: bool,
     /// The page asked for the analysis of this position (by its move string).
@@ -120,6 +124,7 @@ enum Job {
         size: Size,
         moves: Vec<usize>,
         movetime: u64,
+        level: u64,
     },
     Analyse {
         size: Size,
@@ -137,6 +142,11 @@ impl Session {
             redo: Vec::new(),
             engine_side: Side::O,
             movetime: 1000,
+            level: crate::levels::FULL_SKILL,
+            // another session, other moves: a level is not the same opponent every time
+            seed: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos() as u64),
             analysis_always: false,
             analysis_wanted: None,
             analysis: None,
@@ -226,6 +236,7 @@ impl Session {
                 size: st.size,
                 moves: st.moves.clone(),
                 movetime: st.movetime,
+                level: st.level,
             });
         }
         let done = st
@@ -357,6 +368,9 @@ struct Snapshot<'a> {
     last_move: Option<(usize, usize)>,
     engine_side: Side,
     movetime: u64,
+    /// The level, and every level with its Elo (the full engine last).
+    level: u64,
+    levels: Vec<(u64, u32)>,
     analysis_always: bool,
     analysis: Option<&'a Analysis>,
     thinking: Option<&'a Thinking>,
@@ -382,6 +396,8 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
         last_move,
         engine_side: st.engine_side,
         movetime: st.movetime,
+        level: st.level,
+        levels: (1..).zip(crate::levels::ELO).collect(),
         analysis_always: st.analysis_always,
         analysis,
         thinking: st.thinking.as_ref(),
@@ -470,7 +486,7 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
     // held while `engine` may be alive: a game's engine starts only once an evicted game's
     // engine has been ended, so a burst of new games never runs more engines than games
     let mut slot: Option<OwnedSemaphorePermit> = None;
-    let mut configured: Option<(Size, usize)> = None;
+    let mut configured: Option<(Size, usize, u64)> = None;
     let mut failures = 0u32;
     let mut closed = sess.closed.subscribe();
     while !sess.is_closed() {
@@ -567,14 +583,28 @@ async fn run_job(
     e: &mut Engine,
     sess: &Session,
     job: &Job,
-    configured: &mut Option<(Size, usize)>,
+    configured: &mut Option<(Size, usize, u64)>,
 ) -> Result<(), String> {
-    let (size, moves, multipv) = match job {
-        Job::Move { size, moves, .. } => (*size, moves, 1),
-        Job::Analyse { size, moves } => (*size, moves, size.width()),
+    let full = crate::levels::FULL_SKILL;
+    // the analysis is always the full engine's
+    let (size, moves, multipv, level) = match job {
+        Job::Move {
+            size, moves, level, ..
+        } => (*size, moves, 1, *level),
+        Job::Analyse { size, moves } => (*size, moves, size.width(), full),
     };
     let view = game::view(size, moves)?;
-    if *configured != Some((size, multipv)) {
+    if *configured != Some((size, multipv, level)) {
+        // an engine that was never given a level is left without the option (another engine
+        // may not have it)
+        let leveled = configured.is_some_and(|c| c.2 != full);
+        if level != full || leveled {
+            let seed = sess.lock().seed;
+            e.send(&format!("setoption name LevelSeed value {seed}"))
+                .await?;
+            e.send(&format!("setoption name Skill Level value {level}"))
+                .await?;
+        }
         // both values are remembered by the engine, so the order does not matter for the result
         e.send(&format!("setoption name Width value {}", size.width()))
             .await?;
@@ -583,7 +613,7 @@ async fn run_job(
         e.send(&format!("setoption name MultiPV value {multipv}"))
             .await?;
         e.ready().await?;
-        *configured = Some((size, multipv));
+        *configured = Some((size, multipv, level));
     }
     let mut line = String::from("position startpos");
     let mut heights = vec![0usize; size.width() + 1];

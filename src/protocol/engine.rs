@@ -28,6 +28,7 @@ use super::threads::{read_lines, searcher_thread, Input, Job, Report, MAX_LINE};
 use crate::board::Size;
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
+use crate::levels::{self, Strength};
 use crate::solver::MAX_THREADS;
 use crate::study;
 use crate::time::TimeLimit;
@@ -47,6 +48,10 @@ struct Running {
     style: InfoStyle,
     /// The time limit to apply at `ponderhit`.
     time_limit: TimeLimit,
+    /// A strength level's choice at `bestmove` time: the level and its seed, with the lines of
+    /// the last complete iteration (every column's value).
+    level: Option<(u64, u64)>,
+    level_lines: Vec<crate::search::Line>,
     /// `go perft` of this depth, not a search: it ends with [`Report::Perft`].
     perft: Option<u32>,
 }
@@ -145,6 +150,8 @@ struct Engine {
     own_book: bool,
     /// The book `BookFile` names, loaded; `None` if it failed to load.
     book: Option<Arc<Book>>,
+    /// `Skill Level`, `UCI_LimitStrength`, `UCI_Elo`, `LevelSeed`.
+    strength: Strength,
 }
 
 /// Every option, in the order `uci` lists them, each declared with its action (see
@@ -269,6 +276,54 @@ const OPTIONS: &[OptionDecl<Engine>] = &[
             set: |e, level| e.send(Job::SetTechniques(study::techniques(level as u8))),
         },
     },
+    // Strength levels (crate::levels): a weaker player for people, chosen after the search.
+    // As UCI has it, UCI_LimitStrength with UCI_Elo takes precedence over Skill Level.
+    OptionDecl {
+        name: "UCI_LimitStrength",
+        kind: Kind::Check {
+            default: false,
+            set: |e, on| {
+                e.strength.limit = on;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "UCI_Elo",
+        kind: Kind::Spin {
+            default: levels::ELO[levels::ELO.len() - 1] as u64,
+            min: levels::ELO[0] as u64,
+            max: levels::ELO[levels::ELO.len() - 1] as u64,
+            set: |e, elo| {
+                e.strength.elo = elo;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "Skill Level",
+        kind: Kind::Spin {
+            default: levels::FULL_SKILL,
+            min: 1,
+            max: levels::FULL_SKILL,
+            set: |e, skill| {
+                e.strength.skill = skill;
+                Ok(())
+            },
+        },
+    },
+    OptionDecl {
+        name: "LevelSeed",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: u32::MAX as u64,
+            set: |e, seed| {
+                e.strength.seed = seed;
+                Ok(())
+            },
+        },
+    },
 ];
 
 impl Engine {
@@ -293,6 +348,7 @@ impl Engine {
             allocating: true,
             own_book: true,
             book,
+            strength: Strength::default(),
         }
     }
 
@@ -348,15 +404,30 @@ impl Engine {
     fn report(&mut self, r: Report) -> Result<(), Fatal> {
         match r {
             Report::Info(it) => {
-                if let Some(run) = &self.running {
+                if let Some(run) = &mut self.running {
                     self.out.lines(run.root.info(&it, run.style));
+                    if run.level.is_some() {
+                        run.level_lines = it.lines;
+                    }
                 }
             }
             Report::Done(result) => {
                 if let Some(run) = self.running.take() {
                     self.out.lines(run.root.info(&result.last, run.style));
-                    self.out
-                        .line(&run.root.bestmove(result.best, run.style.notation));
+                    let mut best = result.best;
+                    // a strength level chooses among the columns' values (crate::levels)
+                    if let (Some((level, seed)), Some(_)) = (run.level, best) {
+                        let values = levels::column_values(&run.level_lines, &result.last.lines);
+                        let seed = levels::move_seed(seed, run.root.key());
+                        best = levels::choose(level, run.root.size().width(), &values, seed);
+                        if let Some(c) = best {
+                            self.out.line(&format!(
+                                "info string level {level} chooses column {}",
+                                c + 1
+                            ));
+                        }
+                    }
+                    self.out.line(&run.root.bestmove(best, run.style.notation));
                 }
                 self.run_deferred()?;
             }
@@ -567,7 +638,14 @@ impl Engine {
             overhead_ms: self.overhead_ms,
             multipv: self.multipv,
         };
-        let plan = go::plan(&go, self.game.size(), self.game.moves(), settings);
+        let mut plan = go::plan(&go, self.game.size(), self.game.moves(), settings);
+        let level = self.strength.level();
+        if let Some(l) = level {
+            // a level wants every column's value, and thinks no longer than its node budget
+            let budget = levels::level(l).nodes;
+            plan.limits.multipv = self.game.size().width();
+            plan.limits.nodes = Some(plan.limits.nodes.map_or(budget, |n| n.min(budget)));
+        }
         if self.debug {
             self.out.line(&format!(
                 "info string debug soft {:?} hard {:?} ponder {}",
@@ -582,6 +660,8 @@ impl Engine {
             root: self.game.clone_box(),
             style: self.style,
             time_limit: plan.time_limit,
+            level: level.map(|l| (l, self.strength.seed)),
+            level_lines: Vec::new(),
             perft: None,
         });
     }
@@ -605,6 +685,8 @@ impl Engine {
             root: self.game.clone_box(),
             style: self.style,
             time_limit: TimeLimit::default(),
+            level: None,
+            level_lines: Vec::new(),
             perft: Some(depth),
         });
     }

@@ -43,6 +43,8 @@ pub trait Game: Send {
     /// The answer to a `query`.
     fn query(&self, q: Query) -> String;
     fn clone_box(&self) -> Box<dyn Game>;
+    /// The position's key (seeds a strength level's choice, [`crate::levels::move_seed`]).
+    fn key(&self) -> u64;
 }
 
 /// The start position on a board of `size`.
@@ -147,6 +149,10 @@ impl<const W: usize, const H: usize> Game for Typed<W, H> {
 
     fn clone_box(&self) -> Box<dyn Game> {
         Box::new(*self)
+    }
+
+    fn key(&self) -> u64 {
+        self.0.key()
     }
 }
 

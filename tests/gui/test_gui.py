@@ -261,6 +261,38 @@ class BrowserTests(unittest.TestCase):
             with open(TIMINGS, "w") as f:
                 f.write(line + "\n" + json.dumps(times) + "\n")
 
+    def test_a_chosen_level_plays_a_game_and_persists_into_the_next(self):
+        p = self.page
+        p.choose("movetime", "100")
+        wait_for("movetime", lambda: p.state()["movetime"] == 100)
+        p.choose("level", "1")
+        wait_for("level 1", lambda: p.state()["level"] == 1)
+        shown = self.driver.find_element(By.ID, "level-shown")
+        wait_for("the level beside the board", lambda: "level 1" in shown.text)
+        # the person plays the first legal column of a fixed order until the game ends
+        while True:
+            s = p.settle()
+            if s["status"] != "playing":
+                break
+            col = next(c for c in (4, 3, 5, 2, 6, 1, 7) if c in s["legal"])
+            before = len(s["moves"])
+            p.click(col)
+            wait_for("the click's disc", lambda: len(p.state()["moves"]) > before)
+        self.assertIn(s["status"], ("x-wins", "o-wins", "draw"))
+        self.driver.find_element(By.ID, "new").click()
+        wait_for("a new game", lambda: p.state()["moves"] == "" and p.state()["status"] == "playing")
+        self.assertEqual(p.state()["level"], 1)
+        self.assertEqual(Select(self.driver.find_element(By.ID, "level")).first_selected_option
+                         .get_attribute("value"), "1")
+        self.assertIn("level 1", self.driver.find_element(By.ID, "level-shown").text)
+        # and the level plays the new game's moves too
+        p.click(4)
+        wait_for("the level's reply", lambda: len(p.state()["moves"]) == 2)
+        full = str(len(p.state()["levels"]))
+        p.choose("level", full)
+        wait_for("full strength", lambda: "full strength" in
+                 self.driver.find_element(By.ID, "level-shown").text)
+
     def analyse(self, moves):
         p = self.page
         p.choose("side", "none")
@@ -478,7 +510,8 @@ class HttpTests(unittest.TestCase):
         st, now = self.server.request("GET", f"/api/session/{sid}")
         self.assertEqual(st, 200)
         # the game, not the version: the engine's own state changes on its own
-        for key in ("moves", "size", "engine_side", "movetime", "analysis_always", "can_redo"):
+        for key in ("moves", "size", "engine_side", "movetime", "level", "analysis_always",
+                    "can_redo"):
             self.assertEqual(now[key], snap[key], key)
         self.assertTrue(self.server.alive())
 
@@ -495,6 +528,9 @@ class HttpTests(unittest.TestCase):
             ("POST", base + "/move", {"column": -1}, None, 422),
             ("POST", base + "/settings", {"movetime": 0}, None, 400),
             ("POST", base + "/settings", {"engine": "martian"}, None, 400),
+            ("POST", base + "/settings", {"level": 0}, None, 400),
+            ("POST", base + "/settings", {"level": 10}, None, 400),
+            ("POST", base + "/settings", {"level": "weak"}, None, 422),
             ("POST", base + "/new", {"size": "9x9"}, None, 400),
             ("POST", base + "/position", {"text": "4444444"}, None, 400),
             ("POST", base + "/position", {"text": "8/7/7/7/7/7 x"}, None, 400),

@@ -221,6 +221,19 @@ function render(s) {
     mt.append(new Option(`${s.movetime / 1000} s`, String(s.movetime)));
   }
   mt.value = String(s.movetime);
+  const lv = $("level");
+  if (lv.options.length !== s.levels.length) {
+    const full = s.levels.length;
+    lv.replaceChildren(...s.levels.map(([n, elo]) => new Option(
+      n === full ? `Full strength (${elo} Elo)` : `Level ${n} (${elo} Elo)`, String(n))).reverse());
+  }
+  lv.value = String(s.level);
+  const shown = $("level-shown");
+  const elo = (s.levels.find(([n]) => n === s.level) || [0, 0])[1];
+  shown.dataset.level = String(s.level);
+  shown.textContent = s.engine_side === "none" ? "" : s.level === s.levels.length
+    ? `vier plays at full strength (${elo} Elo)`
+    : `vier plays at level ${s.level} of ${s.levels.length - 1} (about ${elo} Elo)`;
   $("always").checked = s.analysis_always;
   $("analyse").disabled = s.status !== "playing";
   $("moves").value = s.moves || "-";
@@ -269,6 +282,7 @@ $("redo").addEventListener("click", () => api("redo"));
 $("analyse").addEventListener("click", () => api("analyse"));
 $("side").addEventListener("change", (e) => api("settings", { engine: e.target.value }));
 $("movetime").addEventListener("change", (e) => api("settings", { movetime: Number(e.target.value) }));
+$("level").addEventListener("change", (e) => api("settings", { level: Number(e.target.value) }));
 $("always").addEventListener("change", (e) => api("settings", { analysis_always: e.target.checked }));
 $("size").addEventListener("change", (e) => api("new", { size: e.target.value }));
 $("paste-form").addEventListener("submit", (e) => {
