@@ -10,7 +10,7 @@ use crate::board::{BoardError, Player, Position, Size};
 use crate::book::Book;
 use crate::control::SearchControl;
 use crate::score::Score;
-use crate::search::{SearchLimits, Searcher};
+use crate::search::{Iteration, SearchLimits, Searcher};
 use crate::solver::Solver;
 use crate::time::TimeLimit;
 use crate::with_size;
@@ -374,6 +374,9 @@ pub struct Found {
 pub struct Engine {
     searcher: Searcher,
     overhead_ms: u64,
+    /// A strength level (`Skill Level` 1..[`crate::levels::FULL_SKILL`]) and the seed of its
+    /// choices; `None` plays at full strength.
+    skill: Option<(u64, u64)>,
     /// The size of the last search: the tables are cleared when it changes, as a new game's.
     last_size: Option<Size>,
 }
@@ -390,7 +393,7 @@ impl Engine {
         }
         if !(crate::study::MINIMAX..=crate::study::FULL).contains(&level) {
             return Err(ApiError(format!(
-                "level must be {}..={}, not {level}",
+                "search_level must be {}..={}, not {level}",
                 crate::study::MINIMAX,
                 crate::study::FULL
             )));
@@ -402,8 +405,21 @@ impl Engine {
         Ok(Engine {
             searcher,
             overhead_ms: 0,
+            skill: None,
             last_size: None,
         })
+    }
+
+    /// Plays at `Skill Level` `skill` (1 a beginner .. [`crate::levels::FULL_SKILL`] the full
+    /// engine), its choices seeded by `seed` as the protocol's `LevelSeed`: the same seed and
+    /// position give the same move.
+    pub fn set_skill(&mut self, skill: u64, seed: u64) -> Result<(), ApiError> {
+        let full = crate::levels::FULL_SKILL;
+        if !(1..=full).contains(&skill) {
+            return Err(ApiError(format!("skill must be 1..={full}, not {skill}")));
+        }
+        self.skill = (skill < full).then_some((skill, seed));
+        Ok(())
     }
 
     /// Forgets what earlier searches learnt.
@@ -438,12 +454,19 @@ impl Engine {
         }
         .deadlines();
         let control = SearchControl::new(deadlines, false);
-        let limits = SearchLimits {
+        let mut limits = SearchLimits {
             depth,
             nodes,
             multipv: 1,
             ..Default::default()
         };
+        let skill = self.skill;
+        if let Some((level, _)) = skill {
+            // as the protocol does: every column's value, no more nodes than the level's budget
+            let budget = crate::levels::level(level).nodes;
+            limits.multipv = p.size.width();
+            limits.nodes = Some(nodes.map_or(budget, |n| n.min(budget)));
+        }
         if self.last_size != Some(p.size) {
             self.searcher.clear();
             self.last_size = Some(p.size);
@@ -451,14 +474,31 @@ impl Engine {
         let searcher = &mut self.searcher;
         with_size!(p.size, {
             let root = p.get::<W, H>();
-            let r = searcher.search(&root, &limits, &control, &mut |_: &_| {});
+            // a level chooses from the last complete iteration's values of the columns
+            let mut complete = Vec::new();
+            let r = searcher.search(&root, &limits, &control, &mut |it: &Iteration| {
+                if skill.is_some() {
+                    complete = it.lines.clone();
+                }
+            });
+            let mut best = r.best;
+            if let (Some((level, seed)), Some(_)) = (skill, best) {
+                let values = crate::levels::column_values(&complete, &r.last.lines);
+                let seed = crate::levels::move_seed(seed, root.key());
+                best = crate::levels::choose(level, W, &values, seed);
+            }
             // the search always has a move for a game that goes on
-            let column = r
-                .best
+            let column = best
                 .filter(|&c| root.can_play(c))
                 .or_else(|| root.legal_columns().next())
                 .ok_or_else(|| ApiError("no legal move".into()))?;
-            let line = r.last.lines.first();
+            // the value of the column played (a level's may not be the best)
+            let line = r
+                .last
+                .lines
+                .iter()
+                .find(|l| l.pv.first() == Some(&column))
+                .or(r.last.lines.first());
             let score = line.map_or(Score::Cp(0), |l| l.score);
             let cells = (W * H) as i32;
             Ok(Found {

@@ -528,7 +528,10 @@ fn perft_answers_isready_and_stops_with_the_count_so_far() {
     assert_eq!(field(line, "depth"), Some("40"), "{line}");
     // the count so far: on a busy machine `stop` may come before the first leaf is counted, so
     // only its form is checked
-    assert!(field(line, "nodes").unwrap().parse::<u64>().is_ok(), "{line}");
+    assert!(
+        field(line, "nodes").unwrap().parse::<u64>().is_ok(),
+        "{line}"
+    );
     // the engine goes on as before: a finished perft is not marked stopped
     e.send("go perft 4");
     let done = e.until_prefix("info string perft");

@@ -281,8 +281,10 @@ fn best_move(py: Python<'_>, pos: &Bound<'_, PyAny>, movetime_ms: Option<i64>) -
 
 /// The time-limited engine with its options, as a GUI would set them over the protocol:
 /// `threads` (1..64), `hash_mb` for its tables, `book` (the built-in opening book or none),
-/// `level` (the study's levels, 1 minimax .. 7 the full engine). It keeps what it learnt from
-/// one search to the next, like the engine process does within a game.
+/// `skill` (a strength level for people, as the protocol's `Skill Level`: 1 a beginner up to
+/// the full engine, the default; `seed` seeds its choices, as `LevelSeed`), `search_level` (the
+/// study's `SearchLevel`: 1 minimax .. 7 the full engine). It keeps what it learnt from one
+/// search to the next, like the engine process does within a game.
 #[pyclass(module = "vier", name = "Engine", frozen)]
 struct PyEngine {
     inner: Mutex<api::Engine>,
@@ -291,20 +293,34 @@ struct PyEngine {
 #[pymethods]
 impl PyEngine {
     #[new]
-    #[pyo3(signature = (threads = 1, hash_mb = 32, book = true, level = 7))]
-    fn new(threads: i64, hash_mb: i64, book: bool, level: i64) -> PyResult<Self> {
+    #[pyo3(signature = (threads = 1, hash_mb = 32, book = true, skill = None, seed = 0, search_level = 7))]
+    fn new(
+        threads: i64,
+        hash_mb: i64,
+        book: bool,
+        skill: Option<i64>,
+        seed: i64,
+        search_level: i64,
+    ) -> PyResult<Self> {
         // out-of-range numbers become values the engine refuses with its own message
         let threads = usize::try_from(threads).unwrap_or(0);
-        let level = u8::try_from(level).unwrap_or(0);
+        let search_level = u8::try_from(search_level).unwrap_or(0);
+        let seed = u64::try_from(seed)
+            .map_err(|_| PyValueError::new_err(format!("seed must be 0 or more, not {seed}")))?;
         if hash_mb < 1 {
             return Err(PyValueError::new_err(format!(
                 "hash_mb must be at least 1, not {hash_mb}"
             )));
         }
+        let mut engine =
+            api::Engine::new(hash_mb as usize, threads, book, search_level).map_err(err)?;
+        if let Some(skill) = skill {
+            engine
+                .set_skill(u64::try_from(skill).unwrap_or(0), seed)
+                .map_err(err)?;
+        }
         Ok(PyEngine {
-            inner: Mutex::new(
-                api::Engine::new(hash_mb as usize, threads, book, level).map_err(err)?,
-            ),
+            inner: Mutex::new(engine),
         })
     }
 

@@ -131,7 +131,9 @@ def test_a_position_reads_and_writes_moves_board_strings_and_cells():
         (lambda: vier.solve(42), "a position must be a vier.Position or a move string, not int"),
         (lambda: vier.best_move("4", movetime_ms=0), "movetime_ms must be at least 1"),
         (lambda: vier.Engine(threads=0), "threads must be 1..=64, not 0"),
-        (lambda: vier.Engine(level=9), "level must be 1..=7, not 9"),
+        (lambda: vier.Engine(search_level=9), "search_level must be 1..=7, not 9"),
+        (lambda: vier.Engine(skill=0), "skill must be 1..=9, not 0"),
+        (lambda: vier.Engine(skill=10), "skill must be 1..=9, not 10"),
         (lambda: vier.Engine(hash_mb=0), "hash_mb must be at least 1, not 0"),
         (lambda: vier.Engine().search("4", depth=-2), "depth must be at least 1, not -2"),
         (lambda: vier.best_move("4", movetime_ms=-5), "movetime_ms must be at least 1, not -5"),
@@ -234,13 +236,30 @@ def test_the_pettingzoo_observation_is_read_from_the_players_view():
 
 
 def test_the_engine_searches_with_its_options_and_proves_easy_positions():
-    engine = vier.Engine(threads=2, hash_mb=16, book=False, level=7)
+    engine = vier.Engine(threads=2, hash_mb=16, book=False, search_level=7)
     found = engine.search("112233", movetime_ms=100)
     assert found["move"] == 3 and found["solved"] and found["score"] == "mate 1"
     assert found["exact"] == vier.solve("112233")
     assert engine.search("4453", depth=3)["depth"] == 3
-    assert vier.Engine(level=1).best_move("11223", movetime_ms=50) == 3
+    assert vier.Engine(search_level=1).best_move("11223", movetime_ms=50) == 3
     engine.clear()
+
+
+def test_a_skill_level_plays_legal_seeded_moves_and_loses_value_where_full_strength_does_not():
+    positions = [moves for moves, _ in pons_sample("Test_L2_R2", 50)]
+    exact = [vier.analyse(vier.Position(m)) for m in positions]
+    lost = {"weak": 0, "full": 0}
+    for moves, scores in zip(positions, exact):
+        best = max(s for s in scores if s is not None)
+        weak = vier.Engine(skill=1, seed=7).best_move(moves, movetime_ms=2000)
+        again = vier.Engine(skill=1, seed=7).best_move(moves, movetime_ms=2000)
+        assert weak == again, f"{moves}: the same seed and position gave {weak} and {again}"
+        assert scores[weak] is not None, f"{moves}: column {weak} is full"
+        full = vier.Engine(skill=9).best_move(moves, movetime_ms=2000)
+        lost["weak"] += scores[weak] < best
+        lost["full"] += scores[full] < best
+    assert lost["full"] == 0, lost
+    assert lost["weak"] > 0, lost
 
 
 def test_searches_release_the_gil():

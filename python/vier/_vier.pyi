@@ -55,7 +55,13 @@ class Engine:
     """The time-limited engine with the protocol's options."""
 
     def __init__(
-        self, threads: int = 1, hash_mb: int = 32, book: bool = True, level: int = 7
+        self,
+        threads: int = 1,
+        hash_mb: int = 32,
+        book: bool = True,
+        skill: Optional[int] = None,
+        seed: int = 0,
+        search_level: int = 7,
     ) -> None: ...
     def search(
         self,
