@@ -344,7 +344,37 @@ def level_times(sweep: dict, level: int) -> list[int]:
     return sorted(int(t) for t in sweep.get(str(level), {}))
 
 
-PLOTS = ["nodes.svg", "depth.svg", "proven.svg", "accuracy.svg", "elo.svg", "levels_elo.svg"]
+PLOTS = ["nodes.svg", "depth.svg", "proven.svg", "accuracy.svg", "elo.svg", "levels_elo.svg",
+         "strength.svg"]
+
+# The strength levels' calibration (tools/levels.py writes it; protocol.md's UCI_Elo maps onto it)
+STRENGTH_JSON = os.path.join(ROOT, "docs", "levels", "levels.json")
+
+
+def strength_of(res: dict) -> dict | None:
+    """The strength levels' calibration a study shows: the one it copied into its results,
+    else (results of a study from before the copy) the committed file."""
+    if res.get("strength"):
+        return res["strength"]
+    try:
+        with open(STRENGTH_JSON) as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def strength_points(cal: dict) -> list[tuple[int, str, dict]]:
+    """(x, label, player) for each level of the calibration and the full engine, in order."""
+    pts = []
+    for pl in cal.get("players", []):
+        name = pl["player"]
+        if name.startswith("level-"):
+            pts.append((int(name[6:]), name[6:], pl))
+    if pts:
+        full = [pl for pl in cal.get("players", []) if pl["player"] == "full"]
+        if full:
+            pts.append((max(x for x, _, _ in pts) + 1, "full", full[0]))
+    return sorted(pts, key=lambda p: p[0])
 
 
 def plot(out_dir: str, res: dict):
@@ -549,6 +579,30 @@ def plot(out_dir: str, res: dict):
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8, loc="upper left")
         save(fig, "levels_elo.svg")
+
+    # 6. the strength levels people play against: the Elo of each Skill Level
+    cal = strength_of(res)
+    pts = strength_points(cal) if cal else []
+    if pts:
+        fig, ax = plt.subplots(figsize=(7.5, 4.6))
+        xs = [x for x, _, _ in pts]
+        ys = [p["elo"] for _, _, p in pts]
+        ax.errorbar(xs, ys, yerr=[[p["elo"] - p["low"] for _, _, p in pts],
+                                  [p["high"] - p["elo"] for _, _, p in pts]],
+                    fmt="o-", color="tab:blue", capsize=3)
+        anchor = cal.get("settings", {}).get("anchor", 1000)
+        ax.axhline(anchor, color="grey", linestyle="--", linewidth=0.8,
+                   label=f"the win-and-block player (anchor, {anchor:g})")
+        ax.set_xticks(xs)
+        ax.set_xticklabels([label for _, label, _ in pts])
+        ax.set_xlabel("Skill Level (full: the engine as it ships)")
+        ax.set_ylabel("Elo (95% interval)")
+        st = cal.get("settings", {})
+        ax.set_title(f"Strength levels: {st.get('games', '?')} games per match, "
+                     f"each level against the next")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+        save(fig, "strength.svg")
     return written
 
 
@@ -677,6 +731,23 @@ def report_md(res: dict, plotted: list[str]) -> str:
                 L.append(f"| {k} | " + " | ".join(f"{b[c][0]:g} / {b[c][1]}" if b[c][1] else "-"
                                                   for c in VALUE_CLASSES) + " |")
             L.append("")
+    cal = strength_of(res)
+    pts = strength_points(cal) if cal else []
+    if pts:
+        st = cal.get("settings", {})
+        L.append("## Strength levels\n")
+        L.append("The levels a person plays against (`Skill Level`, `UCI_Elo`: protocol.md), "
+                 "as calibrated by `tools/levels.py` (`docs/levels/`): each level against the "
+                 f"next, {st.get('games', '?')} games per match, levels at "
+                 f"{st.get('level_ms', '?')} ms per move, the full engine at "
+                 f"{st.get('full_ms', '?')} ms; the scale is anchored at the win-and-block "
+                 f"player = {st.get('anchor', 1000):g}.\n")
+        L.append("| level | Elo | 95% interval | games |")
+        L.append("|---|---|---|---|")
+        for _, label, p in pts:
+            L.append(f"| {label} | {p['elo']:.0f} | {p['low']:.0f} .. {p['high']:.0f} | "
+                     f"{p['games']} |")
+        L.append("")
     L.append("## Files\n")
     L.append("`results.json` (every number and the settings; `--replot` redraws from it alone), "
              "`positions.csv` (every position at every level and time), `depth.csv` (every "
@@ -845,6 +916,10 @@ def main(argv=None) -> int:
         before = [before] if isinstance(before, int) else before
         meta["args"]["level_ms"] = sorted(set(before) | set(args.level_ms))
     res = {"meta": meta, "depth": depth_runs, "sweep": sweep, "matches": matches}
+    # the strength levels' calibration travels with the results, so that --replot needs no more
+    cal = strength_of({})
+    if cal:
+        res["strength"] = cal
 
     def save(done: bool):
         """results.json after every step, so that an interrupted study can still be replotted."""

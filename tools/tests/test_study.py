@@ -84,6 +84,18 @@ class Pieces(unittest.TestCase):
         self.assertEqual(parsed.get("4444"), 1)
         self.assertEqual(parsed.get("3333"), 0)
 
+    def test_strength_points_put_the_levels_in_order_and_the_full_engine_last(self):
+        cal = {"players": [
+            {"player": "win-block", "elo": 1000, "low": 1000, "high": 1000, "games": 200},
+            {"player": "full", "elo": 1900, "low": 1700, "high": 2100, "games": 200},
+            {"player": "level-2", "elo": 700, "low": 600, "high": 800, "games": 400},
+            {"player": "level-1", "elo": 500, "low": 400, "high": 600, "games": 400},
+        ]}
+        pts = study.strength_points(cal)
+        self.assertEqual([(x, label) for x, label, _ in pts], [(1, "1"), (2, "2"), (3, "full")])
+        self.assertEqual(pts[-1][2]["elo"], 1900)
+        self.assertEqual(study.strength_points({"players": []}), [])
+
     def test_stale_oracle_is_refused(self):
         sample = study.sample_positions(DATA, 1, seed=1)
         moves, exact = sample["end"][0]
@@ -164,7 +176,8 @@ class QuickRun(unittest.TestCase):
                 self.assertEqual(sum(n for _, n in m["by_opening_value"].values()), 2, k)
             with open(os.path.join(d, "report.md")) as fh:
                 report = fh.read()
-            for heading in ("## The cost of a depth", "## Levels against thinking time", "## Matches"):
+            for heading in ("## The cost of a depth", "## Levels against thinking time", "## Matches",
+                            "## Strength levels"):
                 self.assertIn(heading, report)
             # --replot rewrites the report and plots from results.json alone
             plots = study.PLOTS
