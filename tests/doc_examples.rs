@@ -34,6 +34,7 @@ fn plans() -> Vec<(&'static str, Plan)> {
         ("vier gui", Skip("serves until it is ended: tests/gui.rs drives it in a browser")),
         ("vier play", Run(NONE)),
         ("vier play --first engine --movetime 300 --size 6x5", Run(NONE)),
+        ("vier play --level 3", Run(NONE)),
         ("echo 4453 | vier solve", Run(NONE)),
         ("echo 56567243231755 | vier solve --all", Run(NONE)),
         (
@@ -106,6 +107,14 @@ fn plans() -> Vec<(&'static str, Plan)> {
         ),
         ("vier book merge --line 16 --extra hard.txt --out my.book h.*", Skip("merges the shards above")),
         // tools/README.md
+        (
+            "nice -n 10 python3 tools/levels.py --games 200 --out docs/levels",
+            Run(&[("--games 200", "--games 2 --levels 2 --quiet"), ("--out docs/levels", "--out levels")]),
+        ),
+        (
+            "python3 tools/referee.py --tournament gauntlet --games 50 --openings tools/openings.txt --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fsf --tc movetime=10 --engine target/release/vier --name level-4 --option \"Skill Level=4\" --tc movetime=100 --engine target/release/vier --name level-6 --option \"Skill Level=6\" --tc movetime=100 --engine target/release/vier --name elo-1500 --option UCI_LimitStrength=true --option UCI_Elo=1500 --tc movetime=100",
+            Run(&[("--games 50", "--games 2")]),
+        ),
         (
             "python3 tools/referee.py --tc movetime=100 --openings tools/openings.txt --games 100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fsf --out vier-fsf.jsonl --pgn vier-fsf.pgn",
             Run(SHORT_REFEREE),
