@@ -462,10 +462,7 @@ impl Engine {
         };
         let skill = self.skill;
         if let Some((level, _)) = skill {
-            // as the protocol does: every column's value, no more nodes than the level's budget
-            let budget = crate::levels::level(level).nodes;
-            limits.multipv = p.size.width();
-            limits.nodes = Some(nodes.map_or(budget, |n| n.min(budget)));
+            crate::levels::limit(level, p.size.width(), &mut limits);
         }
         if self.last_size != Some(p.size) {
             self.searcher.clear();
@@ -483,9 +480,7 @@ impl Engine {
             });
             let mut best = r.best;
             if let (Some((level, seed)), Some(_)) = (skill, best) {
-                let values = crate::levels::column_values(&complete, &r.last.lines);
-                let seed = crate::levels::move_seed(seed, root.key());
-                best = crate::levels::choose(level, W, &values, seed);
+                best = crate::levels::pick(level, W, (seed, root.key()), &complete, &r.last.lines);
             }
             // the search always has a move for a game that goes on
             let column = best

@@ -21,7 +21,7 @@
 //! the same heuristic value. The move is always one of the columns given: never illegal.
 
 use crate::score::Score;
-use crate::search::Line;
+use crate::search::{Line, SearchLimits};
 
 /// The `Skill Level` of the full engine (no limit); levels 1 to `FULL_SKILL - 1` are weaker.
 pub const FULL_SKILL: u64 = LEVELS.len() as u64 + 1;
@@ -253,6 +253,28 @@ impl Strength {
         };
         (skill < FULL_SKILL).then_some(skill)
     }
+}
+
+/// Sets `limits` for a search at `level` on a board `width` wide: every column's value (MultiPV
+/// as wide as the board), within the level's node budget (or a smaller one already set).
+pub fn limit(level: u64, width: usize, limits: &mut SearchLimits) {
+    let budget = self::level(level).nodes;
+    limits.multipv = width;
+    limits.nodes = Some(limits.nodes.map_or(budget, |n| n.min(budget)));
+}
+
+/// The move `level` plays after a search set by [`limit`]: [`choose`] over the
+/// [`column_values`] of its last complete iteration (`complete`) and its final report (`last`),
+/// seeded by the game's `seed` and the position (`position_key`).
+pub fn pick(
+    level: u64,
+    width: usize,
+    (seed, position_key): (u64, u64),
+    complete: &[Line],
+    last: &[Line],
+) -> Option<usize> {
+    let values = column_values(complete, last);
+    choose(level, width, &values, move_seed(seed, position_key))
 }
 
 /// The values of the columns a search reported, for [`choose`]: each column's latest value,

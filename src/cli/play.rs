@@ -563,17 +563,13 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         .deadlines();
         let control = SearchControl::new(deadlines, false);
         // a level wants every column's value within its node budget (crate::levels)
-        let limits = match self.level {
-            None => SearchLimits {
-                multipv: 1,
-                ..Default::default()
-            },
-            Some(level) => SearchLimits {
-                multipv: W,
-                nodes: Some(crate::levels::level(level).nodes),
-                ..Default::default()
-            },
+        let mut limits = SearchLimits {
+            multipv: 1,
+            ..Default::default()
         };
+        if let Some(level) = self.level {
+            crate::levels::limit(level, W, &mut limits);
+        }
         let mut complete: Vec<crate::search::Line> = Vec::new();
         let root = self.pos;
         let live = self.opts.live;
@@ -606,9 +602,8 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         }
         let mut best = result.best;
         if let Some(level) = self.level {
-            let values = crate::levels::column_values(&complete, &result.last.lines);
-            let seed = crate::levels::move_seed(self.opts.seed, root.key());
-            best = crate::levels::choose(level, W, &values, seed);
+            let game = (self.opts.seed, root.key());
+            best = crate::levels::pick(level, W, game, &complete, &result.last.lines);
         }
         // the search always has a move for a game that goes on; the first legal column otherwise
         let col = best

@@ -417,9 +417,13 @@ impl Engine {
                     let mut best = result.best;
                     // a strength level chooses among the columns' values (crate::levels)
                     if let (Some((level, seed)), Some(_)) = (run.level, best) {
-                        let values = levels::column_values(&run.level_lines, &result.last.lines);
-                        let seed = levels::move_seed(seed, run.root.key());
-                        best = levels::choose(level, run.root.size().width(), &values, seed);
+                        best = levels::pick(
+                            level,
+                            run.root.size().width(),
+                            (seed, run.root.key()),
+                            &run.level_lines,
+                            &result.last.lines,
+                        );
                         if let Some(c) = best {
                             self.out.line(&format!(
                                 "info string level {level} chooses column {}",
@@ -641,10 +645,7 @@ impl Engine {
         let mut plan = go::plan(&go, self.game.size(), self.game.moves(), settings);
         let level = self.strength.level();
         if let Some(l) = level {
-            // a level wants every column's value, and thinks no longer than its node budget
-            let budget = levels::level(l).nodes;
-            plan.limits.multipv = self.game.size().width();
-            plan.limits.nodes = Some(plan.limits.nodes.map_or(budget, |n| n.min(budget)));
+            levels::limit(l, self.game.size().width(), &mut plan.limits);
         }
         if self.debug {
             self.out.line(&format!(
