@@ -6,6 +6,7 @@
 //! digits of Pons' notation (`4453`). Scores follow Pons' convention, from the side to move's
 //! view (see [`crate::cli::solve`]).
 
+use crate::bits::Bitboard;
 use crate::board::{BoardError, Player, Position, Size};
 use crate::book::Book;
 use crate::control::SearchControl;
@@ -45,8 +46,8 @@ pub fn size(width: usize, height: usize) -> Result<Size, ApiError> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AnyPosition {
     size: Size,
-    current: u64,
-    mask: u64,
+    current: u128,
+    mask: u128,
 }
 
 impl std::hash::Hash for AnyPosition {
@@ -75,22 +76,28 @@ impl AnyPosition {
         }
     }
 
-    fn of<const W: usize, const H: usize>(size: Size, p: &Position<W, H>) -> AnyPosition {
+    fn of<const W: usize, const H: usize, B: Bitboard>(
+        size: Size,
+        p: &Position<W, H, B>,
+    ) -> AnyPosition {
         AnyPosition {
             size,
-            current: p.current(),
-            mask: p.mask(),
+            current: p.current().to_u128(),
+            mask: p.mask().to_u128(),
         }
     }
 
-    fn get<const W: usize, const H: usize>(&self) -> Position<W, H> {
-        Position::from_raw(self.current, self.mask)
+    fn get<const W: usize, const H: usize, B: Bitboard>(&self) -> Position<W, H, B> {
+        Position::from_raw(B::from_u128(self.current), B::from_u128(self.mask))
     }
 
     /// The position after a string of 1-based column digits from the empty board.
     pub fn from_moves(size: Size, moves: &str) -> Result<AnyPosition, ApiError> {
         with_size!(size, {
-            Ok(AnyPosition::of(size, &Position::<W, H>::from_moves(moves)?))
+            Ok(AnyPosition::of(
+                size,
+                &Position::<W, H, B>::from_moves(moves)?,
+            ))
         })
     }
 
@@ -99,7 +106,7 @@ impl AnyPosition {
         with_size!(size, {
             Ok(AnyPosition::of(
                 size,
-                &Position::<W, H>::from_board_string(s)?,
+                &Position::<W, H, B>::from_board_string(s)?,
             ))
         })
     }
@@ -170,7 +177,7 @@ impl AnyPosition {
 
     pub fn can_play(&self, col: usize) -> bool {
         with_size!(self.size, {
-            col < W && !self.get::<W, H>().is_game_over() && self.get::<W, H>().can_play(col)
+            col < W && !self.get::<W, H, B>().is_game_over() && self.get::<W, H, B>().can_play(col)
         })
     }
 
@@ -182,7 +189,7 @@ impl AnyPosition {
     /// The position after the side to move drops a disc in the 0-based `col`.
     pub fn play(&self, col: usize) -> Result<AnyPosition, ApiError> {
         with_size!(self.size, {
-            let mut p = self.get::<W, H>();
+            let mut p = self.get::<W, H, B>();
             // try_play_column checks the range, a full column and a finished game
             p.try_play_column(col.saturating_add(1), 0)
                 .map_err(|e| match e {
@@ -199,7 +206,7 @@ impl AnyPosition {
     /// 1 or 2 when that player has four in a row, else 0.
     pub fn winner(&self) -> u8 {
         with_size!(self.size, {
-            let p = self.get::<W, H>();
+            let p = self.get::<W, H, B>();
             if !p.last_mover_won() {
                 0
             } else if p.side_to_move() == Player::First {
@@ -212,13 +219,13 @@ impl AnyPosition {
 
     /// Someone has four in a row, or the board is full.
     pub fn is_game_over(&self) -> bool {
-        with_size!(self.size, self.get::<W, H>().is_game_over())
+        with_size!(self.size, self.get::<W, H, B>().is_game_over())
     }
 
     /// The cells row by row from the top, as [`AnyPosition::from_cells`] reads them.
     pub fn cells(&self) -> Vec<u8> {
         with_size!(self.size, {
-            let p = self.get::<W, H>();
+            let p = self.get::<W, H, B>();
             let mut out = Vec::with_capacity(W * H);
             for r in (0..H).rev() {
                 for c in 0..W {
@@ -234,17 +241,17 @@ impl AnyPosition {
     }
 
     pub fn board_string(&self) -> String {
-        with_size!(self.size, self.get::<W, H>().to_board_string())
+        with_size!(self.size, self.get::<W, H, B>().to_board_string())
     }
 
     /// A move string that reaches this position, if there is one.
     pub fn move_string(&self) -> Option<String> {
-        with_size!(self.size, self.get::<W, H>().to_move_string())
+        with_size!(self.size, self.get::<W, H, B>().to_move_string())
     }
 
     /// The board drawn in text, top row first.
     pub fn draw(&self) -> String {
-        with_size!(self.size, self.get::<W, H>().draw())
+        with_size!(self.size, self.get::<W, H, B>().draw())
     }
 }
 
@@ -309,7 +316,7 @@ impl SolverPool {
         }
         self.with(budget, |s| {
             with_size!(p.size, {
-                let q = p.get::<W, H>();
+                let q = p.get::<W, H, B>();
                 if weak {
                     s.solve_weak(&q)
                 } else {
@@ -329,7 +336,7 @@ impl SolverPool {
         budget: Option<Duration>,
     ) -> Result<Vec<Option<i32>>, ApiError> {
         self.with(budget, |s| {
-            with_size!(p.size, s.analyze(&p.get::<W, H>(), weak))
+            with_size!(p.size, s.analyze(&p.get::<W, H, B>(), weak))
         })
         .map_err(|_| not_in_time(budget))
     }
@@ -342,7 +349,7 @@ impl SolverPool {
         budget: Option<Duration>,
     ) -> Result<Option<(usize, i32)>, ApiError> {
         self.with(budget, |s| {
-            with_size!(p.size, s.best_move(&p.get::<W, H>()))
+            with_size!(p.size, s.best_move(&p.get::<W, H, B>()))
         })
         .map_err(|_| not_in_time(budget))
     }
@@ -470,7 +477,7 @@ impl Engine {
         }
         let searcher = &mut self.searcher;
         with_size!(p.size, {
-            let root = p.get::<W, H>();
+            let root = p.get::<W, H, B>();
             // a level chooses from the last complete iteration's values of the columns
             let mut complete = Vec::new();
             let r = searcher.search(&root, &limits, &control, &mut |it: &Iteration| {
@@ -480,7 +487,13 @@ impl Engine {
             });
             let mut best = r.best;
             if let (Some((level, seed)), Some(_)) = (skill, best) {
-                best = crate::levels::pick(level, W, (seed, root.key()), &complete, &r.last.lines);
+                best = crate::levels::pick(
+                    level,
+                    W,
+                    (seed, root.key().fold64()),
+                    &complete,
+                    &r.last.lines,
+                );
             }
             // the search always has a move for a game that goes on
             let column = best

@@ -4,6 +4,7 @@
 //! compiled into its own code with all masks as constants; [`Size`] and [`with_size!`](crate::with_size) pick the
 //! monomorphised code at run time.
 
+use crate::bits::Bitboard;
 use std::fmt;
 
 /// A Connect Four position of width `W` and height `H` (`W * (H + 1) <= 64`).
@@ -27,52 +28,77 @@ use std::fmt;
 /// key: adding a column's discs to its own-disc subset sets exactly one bit above the column's top
 /// disc, so the sum encodes both height and colours, and never carries out of the column.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Position<const W: usize, const H: usize> {
-    current: u64,
-    mask: u64,
+pub struct Position<const W: usize, const H: usize, B: Bitboard = u64> {
+    current: B,
+    mask: B,
     moves: u32,
 }
 
 /// Board geometry derived from `W` and `H`; all are compile-time constants per size.
-pub struct Geometry<const W: usize, const H: usize>;
+pub struct Geometry<const W: usize, const H: usize, B: Bitboard = u64>(std::marker::PhantomData<B>);
 
-impl<const W: usize, const H: usize> Geometry<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Geometry<W, H, B> {
     pub const H1: usize = H + 1;
     pub const CELLS: usize = W * H;
     /// One bit at the bottom of every column.
-    pub const BOTTOM: u64 = {
-        let mut m = 0u64;
+    // The masks are computed once as u128 constants, then narrowed to `B` (folded away).
+    const BOTTOM_BITS: u128 = {
+        let mut m = 0u128;
         let mut c = 0;
         while c < W {
-            m |= 1u64 << (c * (H + 1));
+            m |= 1u128 << (c * (H + 1));
             c += 1;
         }
         m
     };
+    const BOARD_BITS: u128 = Self::BOTTOM_BITS * ((1u128 << H) - 1);
+    const ODD_ROWS_BITS: u128 =
+        Self::BOTTOM_BITS * (0x5555_5555_5555_5555u128 & ((1u128 << H) - 1));
+    const MOVER_ROWS_BITS: u128 = if H.is_multiple_of(2) {
+        Self::ODD_ROWS_BITS
+    } else {
+        Self::BOARD_BITS ^ Self::ODD_ROWS_BITS
+    };
+    const VALID: () = assert!(
+        W >= crate::bits::MIN_SIDE
+            && H >= crate::bits::MIN_SIDE
+            && W <= crate::bits::MAX_WIDTH
+            && H <= crate::bits::MAX_HEIGHT
+            && W * (H + 1) <= B::BITS as usize
+    );
+
+    /// One bit at the bottom of every column.
+    #[inline(always)]
+    pub fn bottom() -> B {
+        B::from_u128(Self::BOTTOM_BITS)
+    }
     /// Every playable cell.
-    pub const BOARD: u64 = Self::BOTTOM * ((1u64 << H) - 1);
+    #[inline(always)]
+    pub fn board() -> B {
+        B::from_u128(Self::BOARD_BITS)
+    }
     /// The cells of rows 1, 3, 5, ... counted from the bottom (1-based).
-    pub const ODD_ROWS: u64 = Self::BOTTOM * (0x5555_5555_5555_5555u64 & ((1u64 << H) - 1));
+    #[inline(always)]
+    pub fn odd_rows() -> B {
+        B::from_u128(Self::ODD_ROWS_BITS)
+    }
     /// The rows whose 0-based index has the parity of `H`: when every column has an even number
     /// of empty cells, these are the empty cells the side to move plays into first.
-    pub const MOVER_ROWS: u64 = if H.is_multiple_of(2) {
-        Self::ODD_ROWS
-    } else {
-        Self::BOARD ^ Self::ODD_ROWS
-    };
-    const VALID: () = assert!(W >= 4 && H >= 4 && W <= 9 && H <= 9 && W * (H + 1) <= 64);
-
     #[inline(always)]
-    pub const fn column_mask(col: usize) -> u64 {
-        ((1u64 << H) - 1) << (col * (H + 1))
+    pub fn mover_rows() -> B {
+        B::from_u128(Self::MOVER_ROWS_BITS)
     }
     #[inline(always)]
-    pub const fn top_cell(col: usize) -> u64 {
-        1u64 << (H - 1 + col * (H + 1))
+    pub fn column_mask(col: usize) -> B {
+        B::from_u128(((1u128 << H) - 1) << (col * (H + 1)))
     }
     #[inline(always)]
-    pub const fn bottom_cell(col: usize) -> u64 {
-        1u64 << (col * (H + 1))
+    pub fn top_cell(col: usize) -> B {
+        B::bit(H - 1 + col * (H + 1))
+    }
+    #[inline(always)]
+    pub fn bottom_cell(col: usize) -> B {
+        B::bit(col * (H + 1))
     }
 }
 
@@ -133,6 +159,10 @@ pub enum BoardError {
     FloatingDisc { col: usize, row: usize },
     /// The first player must have as many discs as the second, or one more.
     DiscCounts { x: u32, o: u32 },
+    /// A digit in a move string on a board of 10 or more columns (which take letters).
+    DigitOnWideBoard { pos: usize, width: usize },
+    /// A move string that mixes digits and letters.
+    MixedNotation { pos: usize },
     /// The side to move disagrees with the disc counts.
     SideToMove { given: char, expected: char },
     /// The side-to-move field is missing.
@@ -184,6 +214,16 @@ impl fmt::Display for BoardError {
                 f,
                 "side to move '{given}' is inconsistent with the disc counts ('{expected}' must move)"
             ),
+            DigitOnWideBoard { pos, width } => write!(
+                f,
+                "digit at position {} on a board of {width} columns: columns past 9 are written as letters a..l",
+                pos + 1
+            ),
+            MixedNotation { pos } => write!(
+                f,
+                "move string mixes digits and letters at position {}: use one notation",
+                pos + 1
+            ),
             MissingSideToMove => write!(f, "missing side to move ('x' or 'o') after the board"),
             BothWon => write!(f, "both players have four in a row"),
             WinnerToMove => write!(
@@ -196,13 +236,13 @@ impl fmt::Display for BoardError {
 
 impl std::error::Error for BoardError {}
 
-impl<const W: usize, const H: usize> Default for Position<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Default for Position<W, H, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const W: usize, const H: usize> Position<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
     pub const WIDTH: usize = W;
     pub const HEIGHT: usize = H;
     pub const CELLS: usize = W * H;
@@ -210,12 +250,12 @@ impl<const W: usize, const H: usize> Position<W, H> {
     pub const MAX_SCORE: i32 = (W * H).div_ceil(2) as i32;
 
     /// The empty board.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         #[allow(clippy::let_unit_value)]
-        let _ = Geometry::<W, H>::VALID;
+        let _ = Geometry::<W, H, B>::VALID;
         Position {
-            current: 0,
-            mask: 0,
+            current: B::ZERO,
+            mask: B::ZERO,
             moves: 0,
         }
     }
@@ -223,7 +263,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// Builds a position from raw bitboards: `current` the side to move's discs, `mask` all discs.
     /// Callers guarantee consistency (used by search code that already holds valid boards).
     #[inline(always)]
-    pub const fn from_raw(current: u64, mask: u64) -> Self {
+    pub fn from_raw(current: B, mask: B) -> Self {
         Position {
             current,
             mask,
@@ -232,16 +272,16 @@ impl<const W: usize, const H: usize> Position<W, H> {
     }
 
     #[inline(always)]
-    pub const fn current(&self) -> u64 {
+    pub fn current(&self) -> B {
         self.current
     }
     #[inline(always)]
-    pub const fn mask(&self) -> u64 {
+    pub fn mask(&self) -> B {
         self.mask
     }
     /// The discs of the player who moved last.
     #[inline(always)]
-    pub const fn opponent(&self) -> u64 {
+    pub fn opponent(&self) -> B {
         self.current ^ self.mask
     }
     /// Number of discs on the board.
@@ -258,7 +298,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
     }
 
     /// The discs of the first (`x`) and second (`o`) player.
-    pub fn discs(&self) -> (u64, u64) {
+    pub fn discs(&self) -> (B, B) {
         match self.side_to_move() {
             Player::First => (self.current, self.opponent()),
             Player::Second => (self.opponent(), self.current),
@@ -267,10 +307,10 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// The cell at 0-based `col` and `row` (row 0 = bottom).
     pub fn cell(&self, col: usize, row: usize) -> Cell {
-        let bit = 1u64 << (col * (H + 1) + row);
-        if self.mask & bit == 0 {
+        let bit = B::bit(col * (H + 1) + row);
+        if (self.mask & bit).is_zero() {
             Cell::Empty
-        } else if (self.current & bit != 0) == (self.side_to_move() == Player::First) {
+        } else if !(self.current & bit).is_zero() == (self.side_to_move() == Player::First) {
             Cell::Disc(Player::First)
         } else {
             Cell::Disc(Player::Second)
@@ -279,26 +319,26 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// Discs in the 0-based column.
     pub fn column_height(&self, col: usize) -> usize {
-        (self.mask & Geometry::<W, H>::column_mask(col)).count_ones() as usize
+        (self.mask & Geometry::<W, H, B>::column_mask(col)).count_ones() as usize
     }
 
     /// True if a disc can be dropped into the 0-based column (ignores whether the game is over).
     #[inline(always)]
     pub fn can_play(&self, col: usize) -> bool {
-        self.mask & Geometry::<W, H>::top_cell(col) == 0
+        (self.mask & Geometry::<W, H, B>::top_cell(col)).is_zero()
     }
 
     /// Drops a disc of the side to move into the 0-based column, which must not be full.
     #[inline(always)]
     pub fn play_col(&mut self, col: usize) {
-        let bit =
-            (self.mask + Geometry::<W, H>::bottom_cell(col)) & Geometry::<W, H>::column_mask(col);
+        let bit = (self.mask + Geometry::<W, H, B>::bottom_cell(col))
+            & Geometry::<W, H, B>::column_mask(col);
         self.play(bit);
     }
 
     /// Plays the move given as its single cell bit (one of [`Position::possible`]).
     #[inline(always)]
-    pub fn play(&mut self, move_bit: u64) {
+    pub fn play(&mut self, move_bit: B) {
         self.current ^= self.mask;
         self.mask |= move_bit;
         self.moves += 1;
@@ -306,7 +346,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// The position after playing `move_bit`.
     #[inline(always)]
-    pub fn after(&self, move_bit: u64) -> Self {
+    pub fn after(&self, move_bit: B) -> Self {
         let mut p = *self;
         p.play(move_bit);
         p
@@ -314,8 +354,8 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// One bit per playable cell: the lowest empty cell of every column that is not full.
     #[inline(always)]
-    pub fn possible(&self) -> u64 {
-        (self.mask + Geometry::<W, H>::BOTTOM) & Geometry::<W, H>::BOARD
+    pub fn possible(&self) -> B {
+        (self.mask + Geometry::<W, H, B>::bottom()) & Geometry::<W, H, B>::board()
     }
 
     /// True if the board is full.
@@ -337,27 +377,27 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// Four in a row in any direction among `discs`.
     #[inline(always)]
-    pub fn has_four(discs: u64) -> bool {
+    pub fn has_four(discs: B) -> bool {
         // For each direction: pairs at distance d, then pairs of pairs at distance 2d.
         let mut m = discs & (discs >> (H + 1));
-        if m & (m >> (2 * (H + 1))) != 0 {
+        if !(m & (m >> (2 * (H + 1)))).is_zero() {
             return true;
         }
         m = discs & (discs >> H);
-        if m & (m >> (2 * H)) != 0 {
+        if !(m & (m >> (2 * H))).is_zero() {
             return true;
         }
         m = discs & (discs >> (H + 2));
-        if m & (m >> (2 * (H + 2))) != 0 {
+        if !(m & (m >> (2 * (H + 2)))).is_zero() {
             return true;
         }
         m = discs & (discs >> 1);
-        m & (m >> 2) != 0
+        !(m & (m >> 2)).is_zero()
     }
 
     /// Every cell of `discs` that belongs to four in a row (to highlight a won game's four).
-    pub fn four_cells(discs: u64) -> u64 {
-        let mut cells = 0;
+    pub fn four_cells(discs: B) -> B {
+        let mut cells = B::ZERO;
         for d in [1, H, H + 1, H + 2] {
             let m = discs & (discs >> d) & (discs >> (2 * d)) & (discs >> (3 * d));
             cells |= m | (m << d) | (m << (2 * d)) | (m << (3 * d));
@@ -367,7 +407,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// Empty cells (playable now or not) that would complete four in a row for `discs`.
     #[inline(always)]
-    pub fn winning_cells(discs: u64, mask: u64) -> u64 {
+    pub fn winning_cells(discs: B, mask: B) -> B {
         let h1 = H + 1;
         // vertical: only upwards
         let mut r = (discs << 1) & (discs << 2) & (discs << 3);
@@ -380,49 +420,50 @@ impl<const W: usize, const H: usize> Position<W, H> {
             r |= p & (discs << d);
             r |= p & (discs >> (3 * d));
         }
-        r & (Geometry::<W, H>::BOARD ^ mask)
+        r & (Geometry::<W, H, B>::board() ^ mask)
     }
 
     /// Cells where the side to move would complete four.
     #[inline(always)]
-    pub fn own_winning_cells(&self) -> u64 {
+    pub fn own_winning_cells(&self) -> B {
         Self::winning_cells(self.current, self.mask)
     }
 
     /// Cells where the player who moved last would complete four.
     #[inline(always)]
-    pub fn opponent_winning_cells(&self) -> u64 {
+    pub fn opponent_winning_cells(&self) -> B {
         Self::winning_cells(self.opponent(), self.mask)
     }
 
     /// True if the side to move can connect four with its next disc.
     #[inline(always)]
     pub fn can_win_next(&self) -> bool {
-        self.own_winning_cells() & self.possible() != 0
+        !(self.own_winning_cells() & self.possible()).is_zero()
     }
 
     /// True if dropping into the 0-based column wins at once for the side to move.
     pub fn is_winning_move(&self, col: usize) -> bool {
-        self.own_winning_cells() & self.possible() & Geometry::<W, H>::column_mask(col) != 0
+        !(self.own_winning_cells() & self.possible() & Geometry::<W, H, B>::column_mask(col))
+            .is_zero()
     }
 
     /// Moves that do not let the opponent win at once: if the opponent threatens to win, only the
     /// block (and nothing if it has two threats); never a disc right below an opponent threat.
     /// Meant for positions where the side to move cannot win at once.
     #[inline(always)]
-    pub fn non_losing_moves(&self) -> u64 {
+    pub fn non_losing_moves(&self) -> B {
         self.non_losing_moves_against(self.opponent_winning_cells())
     }
 
     /// [`Position::non_losing_moves`], given the opponent's winning cells
     /// ([`Position::opponent_winning_cells`]) when the caller needs them too.
     #[inline(always)]
-    pub fn non_losing_moves_against(&self, opp_win: u64) -> u64 {
+    pub fn non_losing_moves_against(&self, opp_win: B) -> B {
         let mut possible = self.possible();
         let forced = possible & opp_win;
-        if forced != 0 {
-            if forced & (forced - 1) != 0 {
-                return 0;
+        if !forced.is_zero() {
+            if !(forced & (forced - B::ONE)).is_zero() {
+                return B::ZERO;
             }
             possible = forced;
         }
@@ -431,20 +472,20 @@ impl<const W: usize, const H: usize> Position<W, H> {
 
     /// A unique key for the transposition table (see the type's comment).
     #[inline(always)]
-    pub fn key(&self) -> u64 {
+    pub fn key(&self) -> B {
         self.current + self.mask
     }
 
     /// The key of the mirror image (columns reversed).
-    pub fn mirror_key(&self) -> u64 {
-        mirror::<W, H>(self.key())
+    pub fn mirror_key(&self) -> B {
+        mirror::<W, H, B>(self.key())
     }
 
     /// The smaller of [`Position::key`] and [`Position::mirror_key`]: equal for a position and its
     /// mirror image, with `true` when the mirror's orientation was chosen.
-    pub fn symmetric_key(&self) -> (u64, bool) {
+    pub fn symmetric_key(&self) -> (B, bool) {
         let k = self.key();
-        let m = mirror::<W, H>(k);
+        let m = mirror::<W, H, B>(k);
         if m < k {
             (m, true)
         } else {
@@ -472,10 +513,10 @@ impl<const W: usize, const H: usize> Position<W, H> {
         Ok(())
     }
 
-    /// Plays a move string of 1-based column digits (`4453`) from this position.
+    /// Plays a move string (`4453`, or in letters `ddec`; see [`crate::notation`]) from this
+    /// position.
     pub fn play_moves(&mut self, moves: &str) -> Result<(), BoardError> {
-        for (pos, ch) in moves.char_indices() {
-            let col = ch.to_digit(10).ok_or(BoardError::BadChar { pos, ch })? as usize;
+        for (pos, col) in crate::notation::parse_moves(moves, W)? {
             self.try_play_column(col, pos)?;
         }
         Ok(())
@@ -535,16 +576,18 @@ impl<const W: usize, const H: usize> Position<W, H> {
                 expected: H,
             });
         }
-        let (mut x, mut o) = (0u64, 0u64);
+        let (mut x, mut o) = (B::ZERO, B::ZERO);
         let mut pos = offset;
         for (i, row) in rows.iter().enumerate() {
             let r = H - 1 - i; // row index from the bottom
             let mut col = 0usize;
+            // the run of empty cells being read: a number, of two digits past 9 cells
+            let mut run = 0usize;
             for ch in row.chars() {
                 match ch {
                     'x' | 'X' | 'P' | 'o' | 'O' | 'p' => {
                         if col < W {
-                            let bit = 1u64 << (col * (H + 1) + r);
+                            let bit = B::bit(col * (H + 1) + r);
                             if matches!(ch, 'x' | 'X' | 'P') {
                                 x |= bit;
                             } else {
@@ -552,8 +595,15 @@ impl<const W: usize, const H: usize> Position<W, H> {
                             }
                         }
                         col += 1;
+                        run = 0;
                     }
-                    '1'..='9' => col += ch.to_digit(10).unwrap_or(0) as usize,
+                    '1'..='9' | '0' if ch != '0' || run > 0 => {
+                        let d = ch as usize - '0' as usize;
+                        // the digit extends the number: col had `run` added already
+                        let next = run.saturating_mul(10).saturating_add(d);
+                        col = (col - run).saturating_add(next);
+                        run = next;
+                    }
                     _ => return Err(BoardError::BadChar { pos, ch }),
                 }
                 pos += ch.len_utf8();
@@ -569,7 +619,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
         }
         let mask = x | o;
         for c in 0..W {
-            let colbits = (mask >> (c * (H + 1))) & ((1u64 << H) - 1);
+            let colbits = ((mask >> (c * (H + 1))).to_u128() & ((1u128 << H) - 1)) as u64;
             // a column's discs must be a run from the bottom: colbits + 1 is a power of two
             if colbits & (colbits + 1) != 0 {
                 let height = colbits.trailing_ones() as usize;
@@ -653,7 +703,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
                     Cell::Empty => empty += 1,
                     Cell::Disc(p) => {
                         if empty > 0 {
-                            s.push(char::from_digit(empty, 10).unwrap_or('?'));
+                            s.push_str(&empty.to_string());
                             empty = 0;
                         }
                         s.push(if p == Player::First { xs } else { os });
@@ -661,7 +711,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
                 }
             }
             if empty > 0 {
-                s.push(char::from_digit(empty, 10).unwrap_or('?'));
+                s.push_str(&empty.to_string());
             }
             if r > 0 {
                 s.push('/');
@@ -677,13 +727,8 @@ impl<const W: usize, const H: usize> Position<W, H> {
         let mut cols = Vec::with_capacity(self.moves as usize);
         let mut budget = 100_000u32;
         let mut dead_ends = std::collections::HashSet::new();
-        if unplay::<W, H>(x, o, &mut cols, &mut budget, &mut dead_ends) {
-            Some(
-                cols.iter()
-                    .rev()
-                    .map(|&c| char::from_digit(c as u32 + 1, 10).unwrap_or('?'))
-                    .collect(),
-            )
+        if unplay::<W, H, B>(x, o, &mut cols, &mut budget, &mut dead_ends) {
+            Some(crate::notation::move_string(cols.iter().rev().copied(), W))
         } else {
             None
         }
@@ -692,8 +737,8 @@ impl<const W: usize, const H: usize> Position<W, H> {
     /// The mirror image (columns reversed).
     pub fn mirrored(&self) -> Self {
         Position {
-            current: mirror::<W, H>(self.current),
-            mask: mirror::<W, H>(self.mask),
+            current: mirror::<W, H, B>(self.current),
+            mask: mirror::<W, H, B>(self.mask),
             moves: self.moves,
         }
     }
@@ -715,7 +760,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
             s.push('\n');
         }
         for c in 0..W {
-            s.push(char::from_digit(c as u32 + 1, 10).unwrap_or('?'));
+            s.push(crate::notation::column_char(c, W));
             if c + 1 < W {
                 s.push(' ');
             }
@@ -725,7 +770,7 @@ impl<const W: usize, const H: usize> Position<W, H> {
     }
 }
 
-impl<const W: usize, const H: usize> fmt::Debug for Position<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> fmt::Debug for Position<W, H, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Position<{W}x{H}>({})", self.to_board_string())
     }
@@ -733,9 +778,9 @@ impl<const W: usize, const H: usize> fmt::Debug for Position<W, H> {
 
 /// Reverses the columns of a bitboard.
 #[inline]
-pub fn mirror<const W: usize, const H: usize>(b: u64) -> u64 {
-    let colmask = (1u64 << (H + 1)) - 1;
-    let mut m = 0;
+pub fn mirror<const W: usize, const H: usize, B: Bitboard>(b: B) -> B {
+    let colmask = B::from_u128((1u128 << (H + 1)) - 1);
+    let mut m = B::ZERO;
     let mut c = 0;
     while c < W {
         m |= ((b >> (c * (H + 1))) & colmask) << ((W - 1 - c) * (H + 1));
@@ -748,15 +793,15 @@ pub fn mirror<const W: usize, const H: usize>(b: u64) -> u64 {
 /// board except possibly the very last disc's; pushes the columns taken (latest first).
 /// `dead_ends` remembers the boards from which no way back was found: many orders of taking
 /// discs back meet at the same board, and without it the search is exponential.
-fn unplay<const W: usize, const H: usize>(
-    x: u64,
-    o: u64,
+fn unplay<const W: usize, const H: usize, B: Bitboard>(
+    x: B,
+    o: B,
     cols: &mut Vec<usize>,
     budget: &mut u32,
-    dead_ends: &mut std::collections::HashSet<(u64, u64)>,
+    dead_ends: &mut std::collections::HashSet<(B, B)>,
 ) -> bool {
     let mask = x | o;
-    if mask == 0 {
+    if mask.is_zero() {
         return true;
     }
     if *budget == 0 || dead_ends.contains(&(x, o)) {
@@ -766,17 +811,17 @@ fn unplay<const W: usize, const H: usize>(
     let x_moved_last = x.count_ones() > o.count_ones();
     let (last, other) = if x_moved_last { (x, o) } else { (o, x) };
     for c in 0..W {
-        let colbits = mask & Geometry::<W, H>::column_mask(c);
-        if colbits == 0 {
+        let colbits = mask & Geometry::<W, H, B>::column_mask(c);
+        if colbits.is_zero() {
             continue;
         }
-        let top = 1u64 << (63 - colbits.leading_zeros());
-        if last & top == 0 {
+        let top = B::bit((B::BITS - 1 - colbits.leading_zeros()) as usize);
+        if (last & top).is_zero() {
             continue;
         }
         let prev_last = last ^ top;
         // before this disc, nobody may already have had four
-        if Position::<W, H>::has_four(prev_last) || Position::<W, H>::has_four(other) {
+        if Position::<W, H, B>::has_four(prev_last) || Position::<W, H, B>::has_four(other) {
             continue;
         }
         let (nx, no) = if x_moved_last {
@@ -785,7 +830,7 @@ fn unplay<const W: usize, const H: usize>(
             (other, prev_last)
         };
         cols.push(c);
-        if unplay::<W, H>(nx, no, cols, budget, dead_ends) {
+        if unplay::<W, H, B>(nx, no, cols, budget, dead_ends) {
             return true;
         }
         cols.pop();
@@ -799,7 +844,10 @@ fn unplay<const W: usize, const H: usize>(
 
 /// Number of legal move sequences of length `depth` from `pos`. A game ends at four in a row or a
 /// full board, so a sequence that ends earlier is not of length `depth` and does not count.
-pub fn perft<const W: usize, const H: usize>(pos: &Position<W, H>, depth: u32) -> u64 {
+pub fn perft<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
+    depth: u32,
+) -> u64 {
     if depth == 0 {
         return 1;
     }
@@ -811,8 +859,8 @@ pub fn perft<const W: usize, const H: usize>(pos: &Position<W, H>, depth: u32) -
         return moves.count_ones() as u64;
     }
     let mut n = 0;
-    while moves != 0 {
-        let m = moves & moves.wrapping_neg();
+    while !moves.is_zero() {
+        let m = moves.lowest();
         moves ^= m;
         n += perft(&pos.after(m), depth - 1);
     }
@@ -822,13 +870,13 @@ pub fn perft<const W: usize, const H: usize>(pos: &Position<W, H>, depth: u32) -
 /// [`perft`] that gives up once `stop` says so, polled at every inner node (a load, cheap next to
 /// the moves), so that a protocol `stop` ends even a depth that would run for years. Returns the
 /// count so far and whether it is complete.
-pub fn perft_until<const W: usize, const H: usize>(
-    pos: &Position<W, H>,
+pub fn perft_until<const W: usize, const H: usize, B: Bitboard>(
+    pos: &Position<W, H, B>,
     depth: u32,
     stop: &dyn Fn() -> bool,
 ) -> (u64, bool) {
-    fn walk<const W: usize, const H: usize>(
-        pos: &Position<W, H>,
+    fn walk<const W: usize, const H: usize, B: Bitboard>(
+        pos: &Position<W, H, B>,
         depth: u32,
         stop: &dyn Fn() -> bool,
         n: &mut u64,
@@ -844,8 +892,8 @@ pub fn perft_until<const W: usize, const H: usize>(
             return false;
         }
         let mut moves = pos.possible();
-        while moves != 0 {
-            let m = moves & moves.wrapping_neg();
+        while !moves.is_zero() {
+            let m = moves.lowest();
             moves ^= m;
             if !walk(&pos.after(m), depth - 1, stop, n) {
                 return false;
@@ -887,7 +935,11 @@ impl fmt::Display for SizeError {
             SizeError::Syntax(s) => write!(f, "bad board size '{s}': expected WxH, e.g. 7x6"),
             SizeError::Unsupported { width, height } => write!(
                 f,
-                "board size {width}x{height} is not supported: width and height must be 4..9 and width*(height+1) <= 64"
+                "board size {width}x{height} is not supported: vier plays the {} sizes whose \
+                 result is published, 4 to {} columns and 4 to {} rows (protocol.md lists them)",
+                crate::bits::SIZES.len(),
+                crate::bits::MAX_WIDTH,
+                crate::bits::MAX_HEIGHT
             ),
         }
     }
@@ -897,16 +949,29 @@ impl std::error::Error for SizeError {}
 
 impl Size {
     pub fn new(width: usize, height: usize) -> Result<Size, SizeError> {
-        if (4..=9).contains(&width) && (4..=9).contains(&height) && width * (height + 1) <= 64 {
+        if crate::bits::SIZES
+            .iter()
+            .any(|&(w, h, _)| (w, h) == (width, height))
+        {
             Ok(Size { width, height })
         } else {
             Err(SizeError::Unsupported { width, height })
         }
     }
 
-    /// Every supported size, narrowest first.
+    /// Every supported size (the registry, [`crate::bits::SIZES`]), narrowest first.
     pub fn all() -> impl Iterator<Item = Size> {
-        (4..=9).flat_map(|w| (4..=9).filter_map(move |h| Size::new(w, h).ok()))
+        crate::bits::SIZES
+            .iter()
+            .map(|&(width, height, _)| Size { width, height })
+    }
+
+    /// The bits of this size's board type (64 or 128).
+    pub fn bits(&self) -> u32 {
+        crate::bits::SIZES
+            .iter()
+            .find(|&&(w, h, _)| (w, h) == (self.width, self.height))
+            .map_or(64, |&(_, _, b)| b)
     }
 
     pub fn width(&self) -> usize {
@@ -945,38 +1010,55 @@ impl fmt::Display for Size {
 }
 
 /// Calls a generic function or method monomorphised for a run-time [`Size`]:
-/// `with_size!(size, my_fn::<W, H>(args))` — `W` and `H` are bound inside the expression.
+/// `with_size!(size, my_fn::<W, H, B>(args))`: `W`, `H` and the bits type `B` are bound inside the
+/// expression, from the registry ([`crate::size_registry`]).
 /// Every supported size is listed, so no size falls through; an unsupported one cannot be built.
 ///
 /// ```
 /// use vier::board::{perft, Position, Size};
 /// use vier::with_size;
 /// let size: Size = "5x4".parse().unwrap();
-/// let n = with_size!(size, perft(&Position::<W, H>::new(), 2));
+/// let n = with_size!(size, perft(&Position::<W, H, B>::new(), 2));
 /// assert_eq!(n, 25);
 /// ```
 #[macro_export]
 macro_rules! with_size {
     ($size:expr, $body:expr) => {{
         let size: $crate::board::Size = $size;
-        $crate::with_size!(@arms size, $body;
-            (4,4) (4,5) (4,6) (4,7) (4,8) (4,9)
-            (5,4) (5,5) (5,6) (5,7) (5,8) (5,9)
-            (6,4) (6,5) (6,6) (6,7) (6,8) (6,9)
-            (7,4) (7,5) (7,6) (7,7) (7,8)
-            (8,4) (8,5) (8,6) (8,7)
-            (9,4) (9,5) (9,6))
+        $crate::size_registry!(with_size; @arms size, $body)
     }};
-    (@arms $size:ident, $body:expr; $(($w:literal, $h:literal))*) => {
+    (@arms $size:ident, $body:expr;
+        u64: $(($w:literal, $h:literal))*; u128: $(($w2:literal, $h2:literal))*) => {
         match ($size.width(), $size.height()) {
-            $(($w, $h) => {
-                #[allow(non_upper_case_globals, dead_code)]
-                const W: usize = $w;
-                #[allow(non_upper_case_globals, dead_code)]
-                const H: usize = $h;
-                $body
-            })*
-            _ => unreachable!("Size::new admits only supported sizes"),
+            $(($w, $h) => $crate::with_size!(@arm $w, $h, u64, $body),)*
+            $(($w2, $h2) => $crate::with_size!(@arm $w2, $h2, u128, $body),)*
+            _ => unreachable!("Size::new admits only registered sizes"),
+        }
+    };
+    (@arm $w:literal, $h:literal, $b:ty, $body:expr) => {{
+        #[allow(non_upper_case_globals, dead_code)]
+        const W: usize = $w;
+        #[allow(non_upper_case_globals, dead_code)]
+        const H: usize = $h;
+        #[allow(dead_code)]
+        type B = $b;
+        $body
+    }};
+}
+
+/// [`with_size!`] for code written over 64-bit boards only (the book): `$body` for the sizes whose
+/// board is a `u64`, `$wide` (an expression, no `W` or `H`) for the others.
+#[macro_export]
+macro_rules! with_size64 {
+    ($size:expr, $body:expr, $wide:expr) => {{
+        let size: $crate::board::Size = $size;
+        $crate::size_registry!(with_size64; @arms size, $body, $wide)
+    }};
+    (@arms $size:ident, $body:expr, $wide:expr;
+        u64: $(($w:literal, $h:literal))*; u128: $(($w2:literal, $h2:literal))*) => {
+        match ($size.width(), $size.height()) {
+            $(($w, $h) => $crate::with_size!(@arm $w, $h, u64, $body),)*
+            _ => $wide,
         }
     };
 }

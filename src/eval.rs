@@ -13,6 +13,7 @@
 //!
 //! [`explain`] returns the terms, [`evaluate`] only their sum; both agree by construction.
 
+use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 
 /// Feature weights, in the order of [`FEATURES`].
@@ -45,12 +46,13 @@ impl Term {
 }
 
 /// All lines of four on a board, as masks, and the per-cell count of lines through it.
-struct Lines<const W: usize, const H: usize>;
+struct Lines<const W: usize, const H: usize, B: Bitboard = u64>(std::marker::PhantomData<B>);
 
-impl<const W: usize, const H: usize> Lines<W, H> {
-    /// (masks, count); at most 107 lines on a supported board.
-    const MASKS: ([u64; 128], usize) = {
-        let mut masks = [0u64; 128];
+impl<const W: usize, const H: usize, B: Bitboard> Lines<W, H, B> {
+    /// (masks, count); at most 153 lines on a registered board (8x9). The tables are `u128`
+    /// constants, narrowed to `B` where they are used.
+    const MASKS: ([u128; 256], usize) = {
+        let mut masks = [0u128; 256];
         let mut n = 0;
         let dirs: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
         let mut d = 0;
@@ -62,12 +64,12 @@ impl<const W: usize, const H: usize> Lines<W, H> {
                 while r < H as i32 {
                     let (ec, er) = (c + 3 * dc, r + 3 * dr);
                     if ec >= 0 && ec < W as i32 && er >= 0 && er < H as i32 {
-                        let mut m = 0u64;
+                        let mut m = 0u128;
                         let mut k = 0;
                         while k < 4 {
                             let cc = c + k * dc;
                             let rr = r + k * dr;
-                            m |= 1u64 << (cc as usize * (H + 1) + rr as usize);
+                            m |= 1u128 << (cc as usize * (H + 1) + rr as usize);
                             k += 1;
                         }
                         masks[n] = m;
@@ -83,14 +85,14 @@ impl<const W: usize, const H: usize> Lines<W, H> {
     };
 
     /// Number of lines through each cell bit.
-    const THROUGH: [u8; 64] = {
-        let mut t = [0u8; 64];
+    const THROUGH: [u8; 128] = {
+        let mut t = [0u8; 128];
         let (masks, n) = Self::MASKS;
         let mut i = 0;
         while i < n {
             let mut b = 0;
-            while b < 64 {
-                if masks[i] & (1u64 << b) != 0 {
+            while b < 128 {
+                if masks[i] & (1u128 << b) != 0 {
                     t[b] += 1;
                 }
                 b += 1;
@@ -105,18 +107,18 @@ impl<const W: usize, const H: usize> Lines<W, H> {
 
     /// Per direction of [`Self::DIRS`], the lowest cell of every line of four (the others are
     /// that cell shifted by 1, 2 and 3 steps).
-    const STARTS: [u64; 4] = {
-        let mut starts = [0u64; 4];
+    const STARTS: [u128; 4] = {
+        let mut starts = [0u128; 4];
         let (masks, n) = Self::MASKS;
         let mut i = 0;
         while i < n {
             let m = masks[i];
             let low = m.trailing_zeros() as usize;
-            let step = (m & !(1u64 << low)).trailing_zeros() as usize - low;
+            let step = (m & !(1u128 << low)).trailing_zeros() as usize - low;
             let mut d = 0;
             while d < 4 {
                 if Self::DIRS[d] == step {
-                    starts[d] |= 1u64 << low;
+                    starts[d] |= 1u128 << low;
                 }
                 d += 1;
             }
@@ -127,11 +129,11 @@ impl<const W: usize, const H: usize> Lines<W, H> {
 
     /// Cells grouped by the number of lines through them: (count, cells); unused groups are
     /// empty. At most 16 distinct counts occur on a supported board.
-    const BY_WEIGHT: [(i32, u64); 16] = {
-        let mut groups = [(0i32, 0u64); 16];
+    const BY_WEIGHT: [(i32, u128); 16] = {
+        let mut groups = [(0i32, 0u128); 16];
         let through = Self::THROUGH;
         let mut b = 0;
-        while b < 64 {
+        while b < 128 {
             let w = through[b] as i32;
             if w > 0 {
                 let mut g = 0;
@@ -139,7 +141,7 @@ impl<const W: usize, const H: usize> Lines<W, H> {
                     g += 1;
                 }
                 assert!(g < 16, "more than 16 distinct line counts");
-                groups[g] = (w, groups[g].1 | (1u64 << b));
+                groups[g] = (w, groups[g].1 | (1u128 << b));
             }
             b += 1;
         }
@@ -147,52 +149,47 @@ impl<const W: usize, const H: usize> Lines<W, H> {
     };
 
     /// Cells on odd rows counted 1-based from the bottom (0-based rows 0, 2, 4, ...).
-    const ODD_ROWS: u64 = {
-        let mut m = 0u64;
-        let mut r = 0;
-        while r < H {
-            m |= Geometry::<W, H>::BOTTOM << r;
-            r += 2;
-        }
-        m
-    };
+    #[inline(always)]
+    fn odd_rows() -> B {
+        Geometry::<W, H, B>::odd_rows()
+    }
 }
 
 /// Lines of four holding exactly two of `own`'s discs and none of `other`'s, bit-parallel: for
 /// each direction, bit `s` of `a_k` says whether the line starting at `s` has an own disc at its
 /// k-th cell.
 #[inline(always)]
-fn twos<const W: usize, const H: usize>(own: u64, other: u64) -> i32 {
+fn twos<const W: usize, const H: usize, B: Bitboard>(own: B, other: B) -> i32 {
     let free = !other;
     let mut n = 0;
-    for (i, &d) in Lines::<W, H>::DIRS.iter().enumerate() {
+    for (i, &d) in Lines::<W, H, B>::DIRS.iter().enumerate() {
         let (a0, a1, a2, a3) = (own, own >> d, own >> (2 * d), own >> (3 * d));
         let f = free & (free >> d) & (free >> (2 * d)) & (free >> (3 * d));
         let (x01, n01) = (a0 ^ a1, a0 & a1);
         let (x23, n23) = (a2 ^ a3, a2 & a3);
         let two = (n01 & !(x23 | n23)) | (n23 & !(x01 | n01)) | (x01 & x23);
-        n += (two & f & Lines::<W, H>::STARTS[i]).count_ones() as i32;
+        n += (two & f & B::from_u128(Lines::<W, H, B>::STARTS[i])).count_ones() as i32;
     }
     n
 }
 
 /// The feature counts of one side (`own` discs against `other` discs), in [`FEATURES`] order.
-fn side_features<const W: usize, const H: usize>(
-    own: u64,
-    other: u64,
-    mask: u64,
-    possible: u64,
-    own_rows: u64,
+fn side_features<const W: usize, const H: usize, B: Bitboard>(
+    own: B,
+    other: B,
+    mask: B,
+    possible: B,
+    own_rows: B,
 ) -> [i32; 5] {
-    let threats = Position::<W, H>::winning_cells(own, mask);
+    let threats = Position::<W, H, B>::winning_cells(own, mask);
     let playable = threats & possible;
     let later = threats & !playable;
     let good = (later & own_rows).count_ones() as i32;
     let other_threats = (later & !own_rows).count_ones() as i32;
-    let twos = twos::<W, H>(own, other);
+    let twos = twos::<W, H, B>(own, other);
     let mut centre = 0;
-    for &(weight, cells) in &Lines::<W, H>::BY_WEIGHT {
-        centre += weight * (own & cells).count_ones() as i32;
+    for &(weight, cells) in &Lines::<W, H, B>::BY_WEIGHT {
+        centre += weight * (own & B::from_u128(cells)).count_ones() as i32;
     }
     [
         good,
@@ -204,19 +201,19 @@ fn side_features<const W: usize, const H: usize>(
 }
 
 /// The terms of the evaluation of `p` from the side to move's view.
-pub fn explain<const W: usize, const H: usize>(p: &Position<W, H>) -> [Term; 5] {
+pub fn explain<const W: usize, const H: usize, B: Bitboard>(p: &Position<W, H, B>) -> [Term; 5] {
     let (us, them) = (p.current(), p.opponent());
     let (mask, possible) = (p.mask(), p.possible());
-    let odd = Lines::<W, H>::ODD_ROWS;
-    let even = Geometry::<W, H>::BOARD & !odd;
+    let odd = Lines::<W, H, B>::odd_rows();
+    let even = Geometry::<W, H, B>::board() & !odd;
     // the first player moves when the disc count is even
     let (us_rows, them_rows) = if p.moves().is_multiple_of(2) {
         (odd, even)
     } else {
         (even, odd)
     };
-    let a = side_features::<W, H>(us, them, mask, possible, us_rows);
-    let b = side_features::<W, H>(them, us, mask, possible, them_rows);
+    let a = side_features::<W, H, B>(us, them, mask, possible, us_rows);
+    let b = side_features::<W, H, B>(them, us, mask, possible, them_rows);
     std::array::from_fn(|i| Term {
         name: FEATURES[i],
         us: a[i],
@@ -226,7 +223,7 @@ pub fn explain<const W: usize, const H: usize>(p: &Position<W, H>) -> [Term; 5] 
 }
 
 /// The static evaluation of `p` from the side to move's view, clamped to `±MAX_EVAL`.
-pub fn evaluate<const W: usize, const H: usize>(p: &Position<W, H>) -> i32 {
+pub fn evaluate<const W: usize, const H: usize, B: Bitboard>(p: &Position<W, H, B>) -> i32 {
     total(&explain(p))
 }
 
@@ -252,27 +249,27 @@ mod tests {
         let bottom: Vec<u8> = (0..7).map(|c| Lines::<7, 6>::THROUGH[c * 7]).collect();
         assert_eq!(bottom, vec![3, 4, 5, 7, 5, 4, 3]);
         assert_eq!(Lines::<7, 6>::THROUGH[3 * 7 + 2], 13);
-        assert!(Lines::<8, 7>::MASKS.1 <= 128 && Lines::<7, 8>::MASKS.1 <= 128);
+        assert_eq!(Lines::<8, 9, u128>::MASKS.1, 153);
     }
 
     /// The straightforward count over every line, as a reference for the bit-parallel one.
-    fn twos_reference<const W: usize, const H: usize>(own: u64, other: u64) -> i32 {
-        let (masks, n) = Lines::<W, H>::MASKS;
+    fn twos_reference<const W: usize, const H: usize, B: Bitboard>(own: B, other: B) -> i32 {
+        let (masks, n) = Lines::<W, H, B>::MASKS;
         masks[..n]
             .iter()
-            .filter(|&&m| m & other == 0 && (m & own).count_ones() == 2)
+            .filter(|&&m| m & other.to_u128() == 0 && (m & own.to_u128()).count_ones() == 2)
             .count() as i32
     }
 
-    fn check_sizes<const W: usize, const H: usize>(seed: &mut u64) {
+    fn check_sizes<const W: usize, const H: usize, B: Bitboard>(seed: &mut u64) {
         let mut centre_total = 0;
-        for &(w, cells) in &Lines::<W, H>::BY_WEIGHT {
+        for &(w, cells) in &Lines::<W, H, B>::BY_WEIGHT {
             centre_total += w * cells.count_ones() as i32;
         }
-        let by_cell: i32 = Lines::<W, H>::THROUGH.iter().map(|&t| t as i32).sum();
+        let by_cell: i32 = Lines::<W, H, B>::THROUGH.iter().map(|&t| t as i32).sum();
         assert_eq!(centre_total, by_cell);
         for _ in 0..300 {
-            let mut p = Position::<W, H>::new();
+            let mut p = Position::<W, H, B>::new();
             *seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
@@ -287,21 +284,32 @@ mod tests {
                 }
             }
             let (a, b) = (p.current(), p.opponent());
-            assert_eq!(twos::<W, H>(a, b), twos_reference::<W, H>(a, b), "{p:?}");
-            assert_eq!(twos::<W, H>(b, a), twos_reference::<W, H>(b, a), "{p:?}");
+            assert_eq!(
+                twos::<W, H, B>(a, b),
+                twos_reference::<W, H, B>(a, b),
+                "{p:?}"
+            );
+            assert_eq!(
+                twos::<W, H, B>(b, a),
+                twos_reference::<W, H, B>(b, a),
+                "{p:?}"
+            );
         }
     }
 
     #[test]
     fn bit_parallel_counts_match_the_reference() {
         let mut seed = 7;
-        check_sizes::<7, 6>(&mut seed);
-        check_sizes::<4, 4>(&mut seed);
-        check_sizes::<9, 6>(&mut seed);
-        check_sizes::<8, 7>(&mut seed);
-        check_sizes::<7, 8>(&mut seed);
-        check_sizes::<6, 9>(&mut seed);
-        check_sizes::<5, 5>(&mut seed);
+        check_sizes::<7, 6, u64>(&mut seed);
+        check_sizes::<4, 4, u64>(&mut seed);
+        check_sizes::<9, 6, u64>(&mut seed);
+        check_sizes::<8, 7, u64>(&mut seed);
+        check_sizes::<7, 8, u64>(&mut seed);
+        check_sizes::<6, 9, u64>(&mut seed);
+        check_sizes::<5, 5, u64>(&mut seed);
+        check_sizes::<12, 4, u64>(&mut seed);
+        check_sizes::<8, 9, u128>(&mut seed);
+        check_sizes::<6, 12, u128>(&mut seed);
     }
 
     #[test]

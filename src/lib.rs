@@ -25,6 +25,7 @@
 //!   of input and output over the rest.
 
 pub mod api;
+pub mod bits;
 pub mod board;
 pub mod book;
 pub mod book_build;
@@ -33,6 +34,7 @@ pub mod control;
 pub mod eval;
 pub mod gui;
 pub mod levels;
+pub mod notation;
 pub mod ordering;
 pub mod protocol;
 pub mod score;

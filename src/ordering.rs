@@ -18,31 +18,33 @@ pub const fn column_order<const W: usize>() -> [usize; W] {
     order
 }
 
+use crate::bits::{Bitboard, MAX_WIDTH};
+
 /// A small fixed-capacity list of moves kept sorted by score; no heap allocation.
-pub struct MoveSorter {
+pub struct MoveSorter<B: Bitboard = u64> {
     // ascending by score; among equal scores the one added last is taken first
-    moves: [(u64, u8, i32); 9],
+    moves: [(B, u8, i32); MAX_WIDTH],
     len: usize,
 }
 
-impl Default for MoveSorter {
+impl<B: Bitboard> Default for MoveSorter<B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl MoveSorter {
+impl<B: Bitboard> MoveSorter<B> {
     #[inline(always)]
     pub fn new() -> Self {
         MoveSorter {
-            moves: [(0, 0, 0); 9],
+            moves: [(B::ZERO, 0, 0); MAX_WIDTH],
             len: 0,
         }
     }
 
     /// Adds a move (its cell bit and 0-based column) with a score; higher is searched first.
     #[inline(always)]
-    pub fn add(&mut self, bit: u64, col: usize, score: i32) {
+    pub fn add(&mut self, bit: B, col: usize, score: i32) {
         let mut pos = self.len;
         self.len += 1;
         while pos > 0 && self.moves[pos - 1].2 > score {
@@ -61,11 +63,11 @@ impl MoveSorter {
     }
 }
 
-impl Iterator for MoveSorter {
+impl<B: Bitboard> Iterator for MoveSorter<B> {
     /// The move's cell bit and 0-based column.
-    type Item = (u64, usize);
+    type Item = (B, usize);
     #[inline(always)]
-    fn next(&mut self) -> Option<(u64, usize)> {
+    fn next(&mut self) -> Option<(B, usize)> {
         if self.len == 0 {
             return None;
         }
@@ -79,26 +81,26 @@ impl Iterator for MoveSorter {
 /// Indexed by side to move and cell bit index.
 #[derive(Clone)]
 pub struct History {
-    table: [[u32; 64]; 2],
+    table: [[u32; 128]; 2],
 }
 
 impl Default for History {
     fn default() -> Self {
         History {
-            table: [[0; 64]; 2],
+            table: [[0; 128]; 2],
         }
     }
 }
 
 impl History {
     #[inline(always)]
-    pub fn get(&self, side: usize, bit: u64) -> u32 {
-        self.table[side][bit.trailing_zeros() as usize & 63]
+    pub fn get<B: Bitboard>(&self, side: usize, bit: B) -> u32 {
+        self.table[side][bit.trailing_zeros() as usize & 127]
     }
 
     #[inline(always)]
-    pub fn reward(&mut self, side: usize, bit: u64, amount: u32) {
-        let e = &mut self.table[side][bit.trailing_zeros() as usize & 63];
+    pub fn reward<B: Bitboard>(&mut self, side: usize, bit: B, amount: u32) {
+        let e = &mut self.table[side][bit.trailing_zeros() as usize & 127];
         *e = e.saturating_add(amount);
         if *e > 1 << 30 {
             self.age();
@@ -131,7 +133,7 @@ mod tests {
 
     #[test]
     fn sorter_takes_best_then_last_added() {
-        let mut s = MoveSorter::new();
+        let mut s = MoveSorter::<u64>::new();
         s.add(1, 0, 5);
         s.add(2, 1, 7);
         s.add(4, 2, 5);

@@ -21,6 +21,7 @@
 //! Everything here is a plain function of the board's cell count and the discs on the board,
 //! so the same code serves all sizes and the property tests check it on all 30.
 
+use crate::bits::Bitboard;
 use crate::board::Position;
 
 /// The exact score of the player who connects four with the disc it drops when `moves` discs
@@ -77,7 +78,7 @@ pub const fn lost_game(cells: i32, moves: i32) -> i32 {
 }
 
 /// Score of a position whose game has ended, or `None` if it goes on.
-pub fn terminal<const W: usize, const H: usize>(p: &Position<W, H>) -> Option<i32> {
+pub fn terminal<const W: usize, const H: usize, B: Bitboard>(p: &Position<W, H, B>) -> Option<i32> {
     if p.last_mover_won() {
         Some(lost_game((W * H) as i32, p.moves() as i32))
     } else if p.is_full() {
@@ -89,10 +90,10 @@ pub fn terminal<const W: usize, const H: usize>(p: &Position<W, H>) -> Option<i3
 
 /// The exact score the side to move gets by playing the 0-based `col` of `p` (which must be
 /// playable), given a way to score the child: a win at once and a full board need none.
-pub fn of_move<const W: usize, const H: usize, E>(
-    p: &Position<W, H>,
+pub fn of_move<const W: usize, const H: usize, B: Bitboard, E>(
+    p: &Position<W, H, B>,
     col: usize,
-    child_score: impl FnOnce(&Position<W, H>) -> Result<i32, E>,
+    child_score: impl FnOnce(&Position<W, H, B>) -> Result<i32, E>,
 ) -> Result<i32, E> {
     if p.is_winning_move(col) {
         return Ok(win_now((W * H) as i32, p.moves() as i32));

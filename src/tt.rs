@@ -1,8 +1,13 @@
 //! The transposition table: positions already searched, with what is known of their value.
 //!
 //! Buckets of four 16-byte entries fill one 64-byte cache line, so a probe costs one cache miss.
-//! An entry holds the position's full key (keys are at most 64 bits on every supported board), so
-//! the table never confuses two positions, whatever its size.
+//! The table never confuses two positions, whatever its size. A key of up to 64 bits is stored
+//! whole. A wider key (at most 80 bits on the registered boards) is split: its low 64 bits are
+//! stored, and the rest `r < 2^16` is added to the bucket index modulo the bucket count `n`,
+//! its top 6 bits (`r >> 10`, the tag) stored in the entry. Two keys with the same low bits and
+//! tag differ by less than `2^10` in their rests; they meet in one bucket only if the rests are
+//! congruent modulo `n`, which for `n >= 2^10` (64 KiB; a table of a megabyte has 16384) means
+//! equal. So the bucket, the stored bits and the tag still name one position.
 //!
 //! Threads share one table without locks. A slot is two 64-bit words written and read one at a
 //! time (relaxed atomics: plain moves on x86), so a reader may see one word of a write and one of
@@ -22,13 +27,14 @@
 //!  bits 34..50  heuristic value of the depth-limited search (i16)
 //!  bits 50..56  depth of that heuristic value, 0 = none (u6)
 //!  bits 56..58  kind of that heuristic value: 0 none, 1 lower, 2 upper, 3 exact (u2)
-//!  bits 58..64  unused
+//!  bits 58..64  tag: bits 10..16 of a key's bits past 64 (0 on the 64-bit boards)
 //! ```
 //!
 //! Exact-score bounds are true for ever, so they are merged when a position is stored again;
 //! replacement within a bucket evicts the entry of another generation first, then the one whose
 //! subtree cost the least work, so expensive results survive.
 
+use crate::bits::Bitboard;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// One slot: the position's key (XOR its data) and what is known about it.
@@ -70,6 +76,13 @@ struct Bucket {
 const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 const _: () = assert!(std::mem::align_of::<Bucket>() == 64);
+
+/// The widest key the table keeps exact (see the module documentation): 64 bits stored, 16 more
+/// in the bucket index and the tag.
+pub const MAX_KEY_BITS: u32 = 80;
+/// Tables that hold keys wider than 64 bits need at least `2^TAG_SHIFT` buckets.
+const TAG_SHIFT: u32 = 10;
+const TAG_BITS_SHIFT: u32 = 58;
 
 const SCORE_OFFSET: i32 = 128;
 /// Stored for a bound that is not known: beyond every real score (at most 32 in magnitude on
@@ -166,10 +179,23 @@ impl TransTable {
     }
 
     #[inline(always)]
-    fn index(&self, key: u64) -> usize {
+    fn index(&self, key: u64, rest: u64) -> usize {
         // Fibonacci hashing, then a multiply-shift range reduction: any bucket count works.
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        ((h as u128 * self.buckets.len() as u128) >> 64) as usize
+        let n = self.buckets.len();
+        let i = ((h as u128 * n as u128) >> 64) as usize;
+        if rest == 0 {
+            // every 64-bit board: the rest is the constant 0 and this branch folds away
+            i
+        } else {
+            debug_assert!(n >= 1 << TAG_SHIFT, "a table too small for wide keys");
+            let i = i + rest as usize % n;
+            if i >= n {
+                i - n
+            } else {
+                i
+            }
+        }
     }
 
     #[inline(always)]
@@ -179,10 +205,11 @@ impl TransTable {
 
     /// Hints the CPU to load the bucket of `key` (used before the probe, to overlap the miss).
     #[inline(always)]
-    pub fn prefetch(&self, key: u64) {
+    pub fn prefetch<K: Bitboard>(&self, key: K) {
         #[cfg(target_arch = "x86_64")]
         {
-            let p = &self.buckets[self.index(key)] as *const Bucket as *const i8;
+            let (key, rest) = key.split();
+            let p = &self.buckets[self.index(key, rest)] as *const Bucket as *const i8;
             // SAFETY: prefetching is only a hint and never faults; the pointer is in bounds.
             unsafe { std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0) };
         }
@@ -191,11 +218,12 @@ impl TransTable {
     }
 
     #[inline(always)]
-    pub fn probe(&self, key: u64) -> Option<Entry> {
-        let b = &self.buckets[self.index(key)];
+    pub fn probe<K: Bitboard>(&self, key: K) -> Option<Entry> {
+        let (key, rest) = key.split();
+        let b = &self.buckets[self.index(key, rest)];
         for s in &b.slots {
             if let Some(d) = s.read(key) {
-                if self.live(d) {
+                if self.live(d) && same_tag::<K>(d, rest) {
                     return Some(decode(d));
                 }
             }
@@ -206,7 +234,14 @@ impl TransTable {
     /// Records exact-score bounds (merged with what is known), a best move and the work done.
     /// An unknown bound may be passed as `i32::MIN` / `i32::MAX`.
     #[inline(always)]
-    pub fn store(&self, key: u64, lower: i32, upper: i32, best_move: Option<u8>, work: u32) {
+    pub fn store<K: Bitboard>(
+        &self,
+        key: K,
+        lower: i32,
+        upper: i32,
+        best_move: Option<u8>,
+        work: u32,
+    ) {
         self.update(key, work, |old| {
             let lower = lower.clamp(-NO_BOUND, NO_BOUND);
             let upper = upper.clamp(-NO_BOUND, NO_BOUND);
@@ -223,7 +258,13 @@ impl TransTable {
     }
 
     /// Records a depth-limited heuristic result and best move, keeping known exact bounds.
-    pub fn store_heuristic(&self, key: u64, h: Heuristic, best_move: Option<u8>, work: u32) {
+    pub fn store_heuristic<K: Bitboard>(
+        &self,
+        key: K,
+        h: Heuristic,
+        best_move: Option<u8>,
+        work: u32,
+    ) {
         self.update(key, work, |old| match old {
             Some(o) => (o.lower, o.upper, best_move.or(o.best_move), Some(h)),
             None => (-NO_BOUND, NO_BOUND, best_move, Some(h)),
@@ -231,14 +272,15 @@ impl TransTable {
     }
 
     #[inline(always)]
-    fn update(
+    fn update<K: Bitboard>(
         &self,
-        key: u64,
+        key: K,
         work: u32,
         merge: impl FnOnce(Option<Entry>) -> (i32, i32, Option<u8>, Option<Heuristic>),
     ) {
         let gen = self.generation();
-        let idx = self.index(key);
+        let (key, rest) = key.split();
+        let idx = self.index(key, rest);
         let live = |d: u64| (d >> WORK_SHIFT) & 63 != 0 && ((d >> GEN_SHIFT) & 0xFF) as u8 == gen;
         let bucket = &self.buckets[idx];
         // the slot to write: the same key if present, else the cheapest (dead slots cost 0)
@@ -248,7 +290,7 @@ impl TransTable {
         for (i, s) in bucket.slots.iter().enumerate() {
             let (k, d) = s.load();
             if live(d) {
-                if k == key {
+                if k == key && same_tag::<K>(d, rest) {
                     target = i;
                     old = Some(decode(d));
                     break;
@@ -265,7 +307,7 @@ impl TransTable {
         }
         let work = work.clamp(1, 63).max(old.map_or(0, |o| o.work));
         let (lo, hi, mv, h) = merge(old);
-        bucket.slots[target].write(key, encode(lo, hi, mv, work, gen, h));
+        bucket.slots[target].write(key, encode(lo, hi, mv, work, gen, h) | tag::<K>(rest));
     }
 
     /// Permille of the first thousand slots in use by the current generation (UCI's hashfull).
@@ -341,6 +383,22 @@ pub fn check_size(mb: usize) -> Result<(), TableError> {
 
 fn buckets_in(mb: usize) -> usize {
     (mb.clamp(1, usize::MAX >> 21) << 20) / std::mem::size_of::<Bucket>()
+}
+
+/// The tag of a key's `rest` (its bits past 64), as the entry stores it.
+#[inline(always)]
+fn tag<K: Bitboard>(rest: u64) -> u64 {
+    if K::BITS > 64 {
+        (rest >> TAG_SHIFT) << TAG_BITS_SHIFT
+    } else {
+        0
+    }
+}
+
+/// Whether the entry `d` carries the tag of `rest`; on the 64-bit boards every entry does.
+#[inline(always)]
+fn same_tag<K: Bitboard>(d: u64, rest: u64) -> bool {
+    K::BITS <= 64 || d >> TAG_BITS_SHIFT == rest >> TAG_SHIFT
 }
 
 fn allocate(n: usize) -> Buckets {
@@ -499,23 +557,23 @@ mod tests {
     fn round_trip_and_merge() {
         let t = TransTable::new(1);
         assert!(
-            t.probe(0).is_none(),
+            t.probe(0u64).is_none(),
             "the empty board's key 0 must not read as present"
         );
-        t.store(0, -3, 5, Some(3), 10);
-        let e = t.probe(0).unwrap();
+        t.store(0u64, -3, 5, Some(3), 10);
+        let e = t.probe(0u64).unwrap();
         assert_eq!(
             (e.lower, e.upper, e.best_move, e.work),
             (-3, 5, Some(3), 10)
         );
-        t.store(0, -5, 2, None, 4);
-        let e = t.probe(0).unwrap();
+        t.store(0u64, -5, 2, None, 4);
+        let e = t.probe(0u64).unwrap();
         assert_eq!(
             (e.lower, e.upper, e.best_move, e.work),
             (-3, 2, Some(3), 10)
         );
         t.store_heuristic(
-            0,
+            0u64,
             Heuristic {
                 value: -1234,
                 depth: 17,
@@ -524,7 +582,7 @@ mod tests {
             Some(6),
             3,
         );
-        let e = t.probe(0).unwrap();
+        let e = t.probe(0u64).unwrap();
         assert_eq!((e.lower, e.upper, e.best_move), (-3, 2, Some(6)));
         assert_eq!(
             e.heuristic,
@@ -539,28 +597,31 @@ mod tests {
     #[test]
     fn clear_forgets_and_wraps_safely() {
         let t = TransTable::with_buckets(4);
-        t.store(42, 1, 1, None, 1);
+        t.store(42u64, 1, 1, None, 1);
         t.clear();
-        assert!(t.probe(42).is_none());
+        assert!(t.probe(42u64).is_none());
         for _ in 0..600 {
-            t.store(42, 1, 1, None, 1);
+            t.store(42u64, 1, 1, None, 1);
             t.clear();
-            assert!(t.probe(42).is_none());
+            assert!(t.probe(42u64).is_none());
         }
     }
 
     #[test]
     fn replacement_keeps_expensive_entries() {
         let t = TransTable::with_buckets(1);
-        t.store(1, 0, 0, None, 50);
+        t.store(1u64, 0, 0, None, 50);
         for k in 2..100u64 {
             t.store(k, 0, 0, None, 2);
         }
         assert!(
-            t.probe(1).is_some(),
+            t.probe(1u64).is_some(),
             "the expensive entry must survive cheap ones"
         );
-        assert!(t.probe(99).is_some(), "the newest entry is always written");
+        assert!(
+            t.probe(99u64).is_some(),
+            "the newest entry is always written"
+        );
         assert!(t.hashfull() > 0);
     }
 
@@ -607,5 +668,26 @@ mod tests {
             }
         });
         assert!(reads.into_inner() > 1000, "the threads read entries back");
+    }
+
+    /// Keys past 64 bits that agree in their low 64 bits are told apart by the bucket: each
+    /// reads back its own entry, in the smallest table.
+    #[test]
+    fn wide_keys_that_share_their_low_bits_stay_apart() {
+        // the fewest buckets wide keys may have: rests 1024 apart share a bucket, and only the
+        // tag tells them apart
+        let t = TransTable::with_buckets(1024);
+        let low = 0x0123_4567_89AB_CDEFu128;
+        let rests: Vec<u128> = (0..4).map(|i| 5 + i * 1024).chain(6..100).collect();
+        for &r in &rests {
+            t.store(low | (r << 64), (r % 97) as i32, 100, None, 1);
+        }
+        for &r in &rests {
+            let e = t.probe(low | (r << 64)).expect("stored");
+            assert_eq!(e.lower, (r % 97) as i32, "rest {r}");
+        }
+        // same bucket, same stored bits, another tag
+        assert!(t.probe(low | ((5 + 4 * 1024) << 64)).is_none());
+        assert!(t.probe(low | (300u128 << 64)).is_none());
     }
 }

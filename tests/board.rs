@@ -108,14 +108,18 @@ fn perft_matches_naive_generator_on_other_sizes() {
 #[test]
 fn every_supported_size_is_dispatched() {
     let sizes: Vec<Size> = Size::all().collect();
-    assert_eq!(sizes.len(), 30);
+    assert_eq!(sizes.len(), 52);
     for s in sizes {
-        let cells = with_size!(s, Position::<W, H>::CELLS);
+        let (cells, bits) = with_size!(s, (Position::<W, H, B>::CELLS, B::BITS));
         assert_eq!(cells, s.cells());
+        assert_eq!(bits, s.bits());
+        assert_eq!(bits == 128, s.width() * (s.height() + 1) > 64, "{s}");
     }
-    assert!(Size::new(7, 9).is_err(), "7x9 needs 70 bits");
+    assert_eq!(Size::new(7, 9).unwrap().bits(), 128, "7x9 needs 70 bits");
     assert!(Size::new(3, 6).is_err());
-    assert!("10x4".parse::<Size>().is_err());
+    assert!(Size::new(13, 4).is_err());
+    assert!(Size::new(9, 8).is_err(), "9x8 has no published result");
+    assert_eq!("10x4".parse::<Size>().unwrap().bits(), 64);
     assert_eq!("8x7".parse::<Size>().unwrap(), Size::new(8, 7).unwrap());
 }
 

@@ -37,18 +37,23 @@ fn candidates_are_every_position_of_the_ply_once() {
     for (size, d) in [("7x6", 8), ("5x4", 9), ("6x5", 10)] {
         let size: Size = size.parse().unwrap();
         let list = positions(size, d, ShardSpec::WHOLE);
-        let keys: HashSet<u64> = vier::with_size!(size, {
-            list.iter()
-                .map(|m| {
-                    let p = Position::<W, H>::from_moves(m).unwrap();
-                    assert!(!p.is_game_over(), "{m}");
-                    p.symmetric_key().0
-                })
-                .collect()
-        });
-        let ply: HashSet<u64> = vier::with_size!(
+        let keys: HashSet<u64> = vier::with_size64!(
             size,
-            enumerate::<W, H>(d)[d as usize].iter().copied().collect()
+            {
+                list.iter()
+                    .map(|m| {
+                        let p = Position::<W, H>::from_moves(m).unwrap();
+                        assert!(!p.is_game_over(), "{m}");
+                        p.symmetric_key().0
+                    })
+                    .collect()
+            },
+            unreachable!("a 64-bit size")
+        );
+        let ply: HashSet<u64> = vier::with_size64!(
+            size,
+            enumerate::<W, H>(d)[d as usize].iter().copied().collect(),
+            unreachable!("a 64-bit size")
         );
         assert_eq!(list.len(), keys.len(), "{size} {d}: repeats");
         assert_eq!(keys, ply, "{size} {d}");

@@ -108,6 +108,36 @@ fn matches_plain_minimax_on_odd_heights() {
     check_against_minimax::<5, 5>(100, 14, 0xBB67_AE85_84CA_A73B);
 }
 
+/// The same positions over 128-bit bitboards, in fresh solvers of the same table size: every
+/// score, every column's score and every node count must be what the 64-bit code gives.
+fn same_over_128_bits<const W: usize, const H: usize>(count: usize, min_discs: u32, seed: u64) {
+    let mut positions = random_positions::<W, H>(count, min_discs, seed);
+    positions.push(Position::new());
+    let (mut narrow, mut wide) = (Solver::new(4), Solver::new(4));
+    for p in positions {
+        let q = Position::<W, H, u128>::from_board_string(&p.to_board_string()).unwrap();
+        assert_eq!(q.to_move_string(), p.to_move_string());
+        narrow.reset_nodes();
+        wide.reset_nodes();
+        assert_eq!(wide.solve(&q).unwrap(), narrow.solve(&p).unwrap(), "{p:?}");
+        assert_eq!(wide.nodes(), narrow.nodes(), "strong {p:?}");
+        assert_eq!(wide.solve_weak(&q).unwrap(), narrow.solve_weak(&p).unwrap());
+        assert_eq!(wide.nodes(), narrow.nodes(), "weak {p:?}");
+        assert_eq!(
+            wide.analyze(&q, false).unwrap(),
+            narrow.analyze(&p, false).unwrap()
+        );
+        assert_eq!(wide.nodes(), narrow.nodes(), "analyze {p:?}");
+    }
+}
+
+#[test]
+fn boards_over_128_bits_search_exactly_as_over_64() {
+    same_over_128_bits::<4, 4>(100, 4, 0x9E37_79B9_7F4A_7C15);
+    same_over_128_bits::<5, 4>(100, 6, 0xD1B5_4A32_D192_ED03);
+    same_over_128_bits::<6, 5>(40, 8, 0x6A09_E667_F3BC_C908);
+}
+
 #[test]
 fn two_threads_match_plain_minimax() {
     check_against_minimax_threads::<4, 4>(150, 4, 0x2545_F491_4F6C_DD1D, 2);
@@ -264,7 +294,7 @@ fn board_sizes_match_published_results() {
         }
         let got = with_size!(*size, {
             let mut solver = Solver::new(64);
-            game_result::<W, H>(solver.solve(&Position::<W, H>::new()).unwrap())
+            game_result::<W, H>(solver.solve(&Position::<W, H, B>::new()).unwrap())
         });
         assert_eq!(got, (result.as_str(), *ends), "{size}");
         checked += 1;

@@ -59,6 +59,7 @@
 //! in shards writes shard files first, with their own header and version-2 entries: their bytes
 //! are drawn in [`super::shard`].
 
+use crate::bits::Bitboard;
 use crate::board::Position;
 use std::borrow::Cow;
 use std::fmt;
@@ -823,26 +824,36 @@ impl Book {
     }
 
     /// The exact score of `p` (side to move's view) if the book holds it.
-    pub fn get<const W: usize, const H: usize>(&self, p: &Position<W, H>) -> Option<i32> {
+    pub fn get<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+        p: &Position<W, H, B>,
+    ) -> Option<i32> {
         if !self.covers::<W, H>(p.moves()) {
             return None;
         }
-        self.probe_key(p.symmetric_key().0)
+        self.probe_key(narrow(p.symmetric_key().0)?)
     }
 
     /// The exact score of `p` and its best move (a 0-based column of `p`), if the book holds
     /// both.
-    pub fn best_move<const W: usize, const H: usize>(
+    pub fn best_move<const W: usize, const H: usize, B: Bitboard>(
         &self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
     ) -> Option<(usize, i32)> {
         if !self.covers::<W, H>(p.moves()) {
             return None;
         }
         let (key, mirrored) = p.symmetric_key();
-        let e = self.entry_key(key)?;
+        let e = self.entry_key(narrow(key)?)?;
         Some((orient(e.best_col()?, W, mirrored), e.score as i32))
     }
+}
+
+/// A key as books store it: books are of 64-bit boards only (a wider board has no book, and
+/// `vier book build` refuses it), so a wider key is in no book.
+#[inline(always)]
+fn narrow<B: Bitboard>(key: B) -> Option<u64> {
+    u64::try_from(key.to_u128()).ok()
 }
 
 /// The position with this key (see [`Position::key`]), if the key is one: each column's bits
@@ -906,11 +917,12 @@ mod tests {
         /// Every packing the format allows reads back what was written, on every board.
         #[test]
         fn every_packing_reads_back(
-            size in 0..Size::all().count(),
+            size in 0..Size::all().filter(|s| s.bits() == 64).count(),
             raw in proptest::collection::vec(any::<(u64, i8, u8)>(), 0..200),
             bits in 0..=MAX_BUCKET_BITS.min(12),
         ) {
-            let size = Size::all().nth(size).unwrap();
+            // books are of the 64-bit boards (see crate::book_build::wide_refusal)
+            let size = Size::all().filter(|s| s.bits() == 64).nth(size).unwrap();
             let (keys, values) = table(size, &raw);
             let (w, h) = (size.width(), size.height());
             let packing = Packing::new(w, h, bits).unwrap();

@@ -10,7 +10,6 @@
 
 use super::Book;
 use crate::board::{Position, Size};
-use crate::with_size;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -72,19 +71,23 @@ pub fn openings(book: &Book, opts: OpeningsOptions) -> Result<Vec<Opening>, Open
         });
     }
     let size = Size::new(book.width(), book.height()).expect("a book's size is one vier plays");
-    let mut out = with_size!(size, {
-        let mut found = Vec::new();
-        let mut seen = HashSet::new();
-        walk::<W, H>(
-            &Position::new(),
-            &mut String::new(),
-            book,
-            &opts,
-            &mut seen,
-            &mut found,
-        );
-        found
-    });
+    let mut out = crate::with_size64!(
+        size,
+        {
+            let mut found = Vec::new();
+            let mut seen = HashSet::new();
+            walk::<W, H>(
+                &Position::new(),
+                &mut String::new(),
+                book,
+                &opts,
+                &mut seen,
+                &mut found,
+            );
+            found
+        },
+        Vec::new()
+    );
     out.sort_by(|a, b| (a.moves.len(), &a.moves).cmp(&(b.moves.len(), &b.moves)));
     Ok(out)
 }

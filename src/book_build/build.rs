@@ -19,7 +19,6 @@ use crate::book::shard::{shard_of, Shard, ShardError, ShardSpec};
 use crate::book::{key_discs, position_from_key, Book, Entry};
 use crate::ordering::column_order;
 use crate::solver::Solver;
-use crate::with_size;
 use crossbeam_channel::unbounded;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -67,7 +66,12 @@ fn fmt_duration(d: Duration) -> String {
 
 /// Builds the book; progress goes to `log`. Returns the book written.
 pub fn build(opts: &BuildOptions, log: &mut dyn Write) -> io::Result<Book> {
-    with_size!(opts.size, build_sized::<W, H>(opts, log))
+    let size = opts.size;
+    crate::with_size64!(
+        size,
+        build_sized::<W, H>(opts, log),
+        Err(super::wide_refusal(size))
+    )
 }
 
 /// An unsharded build: the one shard of the whole ply, solved here, then the finishing step
@@ -175,7 +179,12 @@ pub fn build_shard(opts: &BuildOptions, spec: ShardSpec, log: &mut dyn Write) ->
             "--line is added when the shards are merged (vier book merge --line N), not by a shard",
         ));
     }
-    with_size!(opts.size, build_shard_sized::<W, H>(opts, spec, log))
+    let size = opts.size;
+    crate::with_size64!(
+        size,
+        build_shard_sized::<W, H>(opts, spec, log),
+        Err(super::wide_refusal(size))
+    )
 }
 
 fn build_shard_sized<const W: usize, const H: usize>(
@@ -431,7 +440,12 @@ pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io:
         extra: opts.extra.clone(),
         book: None,
     };
-    with_size!(opts.size, merge_sized::<W, H>(&opts, &shards, started, log))
+    let size = opts.size;
+    crate::with_size64!(
+        size,
+        merge_sized::<W, H>(&opts, &shards, started, log),
+        Err(super::wide_refusal(size))
+    )
 }
 
 fn merge_sized<const W: usize, const H: usize>(
@@ -854,41 +868,45 @@ pub fn verify(
     };
     // the deepest (cheapest) first, so that the table helps the shallower ones
     picks.sort_by_key(|&i| std::cmp::Reverse(key_discs(entries[i].0, book.width(), book.height())));
-    with_size!(size, {
-        let mut solver = Solver::new(hash_mb);
-        let mut sum = VerifySummary::default();
-        for i in picks {
-            let (key, entry) = entries[i];
-            let stored = entry.score as i32;
-            let Some(p) = position_from_key::<W, H>(key) else {
+    crate::with_size64!(
+        size,
+        {
+            let mut solver = Solver::new(hash_mb);
+            let mut sum = VerifySummary::default();
+            for i in picks {
+                let (key, entry) = entries[i];
+                let stored = entry.score as i32;
+                let Some(p) = position_from_key::<W, H>(key) else {
+                    sum.checked += 1;
+                    sum.mismatches += 1;
+                    writeln!(out, "{key:#x} is not a position MISMATCH")?;
+                    continue;
+                };
+                let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
+                let s = solver.solve(&p).expect("no limits are set");
                 sum.checked += 1;
-                sum.mismatches += 1;
-                writeln!(out, "{key:#x} is not a position MISMATCH")?;
-                continue;
-            };
-            let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
-            let s = solver.solve(&p).expect("no limits are set");
-            sum.checked += 1;
-            write!(out, "{} book {stored} solver {s}", display_moves(&moves))?;
-            // the stored move must keep the solver's score (a version-1 book has no moves)
-            let keeps = entry.best_col().map(|c| {
-                p.can_play(c)
-                    && crate::score::of_move(&p, c, |q| {
-                        let at_most = solver.value_at_most(q, -s).expect("no limits are set");
-                        Ok::<i32, ()>(if at_most { -s } else { -s + 1 })
-                    }) == Ok(s)
-            });
-            if let Some(c) = entry.best_col() {
-                write!(out, " best {}", c + 1)?;
+                write!(out, "{} book {stored} solver {s}", display_moves(&moves))?;
+                // the stored move must keep the solver's score (a version-1 book has no moves)
+                let keeps = entry.best_col().map(|c| {
+                    p.can_play(c)
+                        && crate::score::of_move(&p, c, |q| {
+                            let at_most = solver.value_at_most(q, -s).expect("no limits are set");
+                            Ok::<i32, ()>(if at_most { -s } else { -s + 1 })
+                        }) == Ok(s)
+                });
+                if let Some(c) = entry.best_col() {
+                    write!(out, " best {}", c + 1)?;
+                }
+                if s != stored || keeps == Some(false) {
+                    sum.mismatches += 1;
+                    write!(out, " MISMATCH")?;
+                }
+                writeln!(out)?;
             }
-            if s != stored || keeps == Some(false) {
-                sum.mismatches += 1;
-                write!(out, " MISMATCH")?;
-            }
-            writeln!(out)?;
-        }
-        Ok(sum)
-    })
+            Ok(sum)
+        },
+        Err(super::wide_refusal(size))
+    )
 }
 
 pub(crate) fn display_moves(m: &str) -> &str {

@@ -15,7 +15,6 @@ use crate::book::shard::ShardSpec;
 use crate::book::{key_discs, position_from_key, Book};
 use crate::ordering::column_order;
 use crate::solver::Solver;
-use crate::with_size;
 use crossbeam_channel::unbounded;
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -93,7 +92,12 @@ pub fn select(
     candidates: &[String],
     log: &mut dyn Write,
 ) -> io::Result<Selection> {
-    with_size!(opts.size, select_sized::<W, H>(opts, candidates, log))
+    let size = opts.size;
+    crate::with_size64!(
+        size,
+        select_sized::<W, H>(opts, candidates, log),
+        Err(super::wide_refusal(size))
+    )
 }
 
 fn select_sized<const W: usize, const H: usize>(
@@ -178,7 +182,7 @@ pub fn positions_with<const W: usize, const H: usize>(discs: u32) -> Vec<String>
 
 /// [`positions_with`] for a board size known at run time, only those in `shard`.
 pub fn positions(size: Size, discs: u32, shard: ShardSpec) -> Vec<String> {
-    with_size!(size, ply_in::<W, H>(discs, shard))
+    crate::with_size64!(size, ply_in::<W, H>(discs, shard), Vec::new())
 }
 
 /// The positions of [`positions_with`] in `shard`, in the same order.
@@ -206,7 +210,7 @@ fn ply_in<const W: usize, const H: usize>(discs: u32, shard: ShardSpec) -> Vec<S
                 let mut q = *p;
                 q.play_col(c);
                 if !q.is_full() {
-                    moves.push(char::from_digit(c as u32 + 1, 10).expect("at most 9 columns"));
+                    moves.push(crate::notation::column_char(c, W));
                     walk(&q, moves, discs, shard, seen, out);
                     moves.pop();
                 }
@@ -238,23 +242,27 @@ pub fn held_past_depth(
 ) -> io::Result<Vec<String>> {
     let size = Size::new(book.width(), book.height())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    with_size!(size, {
-        let mut list = Vec::new();
-        for (k, _) in book.entries() {
-            let d = key_discs(k, W, H);
-            if d <= book.depth() || discs.is_some_and(|n| n != d) || !shard.holds::<W, H>(k) {
-                continue;
+    crate::with_size64!(
+        size,
+        {
+            let mut list = Vec::new();
+            for (k, _) in book.entries() {
+                let d = key_discs(k, W, H);
+                if d <= book.depth() || discs.is_some_and(|n| n != d) || !shard.holds::<W, H>(k) {
+                    continue;
+                }
+                let m = position_from_key::<W, H>(k)
+                    .and_then(|p| p.to_move_string())
+                    .ok_or_else(|| {
+                        io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("the book's key {k:#x} is no position reached by play"),
+                        )
+                    })?;
+                list.push(m);
             }
-            let m = position_from_key::<W, H>(k)
-                .and_then(|p| p.to_move_string())
-                .ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("the book's key {k:#x} is no position reached by play"),
-                    )
-                })?;
-            list.push(m);
-        }
-        Ok(list)
-    })
+            Ok(list)
+        },
+        Err(super::wide_refusal(size))
+    )
 }

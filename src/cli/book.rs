@@ -374,7 +374,7 @@ pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result
         let size = Size::new(book.width(), book.height()).expect("checked at load");
         with_size!(size, {
             let m = if m == "-" { "" } else { m };
-            let p = Position::<W, H>::from_moves(m)
+            let p = Position::<W, H, B>::from_moves(m)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
             let cols: Vec<String> = (0..W)
                 .map(|c| {

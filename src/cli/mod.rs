@@ -11,7 +11,7 @@ use crate::with_size;
 /// Perft from a move string on a board of the given size.
 pub fn perft(size: Size, moves: &str, depth: u32) -> Result<u64, BoardError> {
     with_size!(size, {
-        let p = Position::<W, H>::from_moves(moves)?;
+        let p = Position::<W, H, B>::from_moves(moves)?;
         Ok(perft_from(&p, depth))
     })
 }

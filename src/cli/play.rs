@@ -12,6 +12,7 @@
 //! The board: one 3-character cell per column, the last move in brackets (`[x]`), the discs of a
 //! finished game's four in a row in upper case (`X`, `O`) or, in colour, reversed.
 
+use crate::bits::Bitboard;
 use crate::board::{Cell, Player, Position, Size};
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
@@ -122,7 +123,7 @@ impl PlayOptions {
 /// position is an `InvalidInput` error, before anything is written.
 pub fn run(opts: &PlayOptions, input: impl BufRead, output: impl Write) -> io::Result<()> {
     with_size!(opts.size, {
-        let start = Position::<W, H>::from_moves(&opts.position).map_err(|e| {
+        let start = Position::<W, H, B>::from_moves(&opts.position).map_err(|e| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("bad --position '{}': {e}", opts.position),
@@ -137,7 +138,7 @@ pub fn run(opts: &PlayOptions, input: impl BufRead, output: impl Write) -> io::R
                 ),
             ));
         }
-        PlaySession::<W, H, _, _>::new(opts, start, input, output).run()
+        PlaySession::<W, H, _, _, B>::new(opts, start, input, output).run()
     })
 }
 
@@ -243,15 +244,16 @@ fn level_words(level: Option<u64>) -> String {
 }
 
 /// The state of the games of one `vier play` run.
-pub struct PlaySession<'a, const W: usize, const H: usize, R: BufRead, O: Write> {
+pub struct PlaySession<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard = u64>
+{
     opts: &'a PlayOptions,
     input: R,
     out: O,
     /// Every game starts here.
-    start: Position<W, H>,
+    start: Position<W, H, B>,
     /// 0-based columns played since `start`.
     history: Vec<usize>,
-    pos: Position<W, H>,
+    pos: Position<W, H, B>,
     /// The person's side in the current game.
     person: Player,
     movetime_ms: u64,
@@ -270,8 +272,10 @@ enum AfterGame {
     Quit,
 }
 
-impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W, H, R, O> {
-    pub fn new(opts: &'a PlayOptions, start: Position<W, H>, input: R, out: O) -> Self {
+impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
+    PlaySession<'a, W, H, R, O, B>
+{
+    pub fn new(opts: &'a PlayOptions, start: Position<W, H, B>, input: R, out: O) -> Self {
         let mover = start.side_to_move();
         let person = match opts.first {
             First::Me => mover,
@@ -325,7 +329,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
                 continue;
             }
             if show_board {
-                self.show_board(0)?;
+                self.show_board(B::ZERO)?;
                 self.show_to_move()?;
                 show_board = false;
             }
@@ -446,7 +450,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
     }
 
     /// Draws the board; `four` marks cells to highlight.
-    fn show_board(&mut self, four: u64) -> io::Result<()> {
+    fn show_board(&mut self, four: B) -> io::Result<()> {
         let last = self.history.last().copied().map(|c| {
             let row = self.pos.column_height(c) - 1;
             (c, row)
@@ -455,10 +459,10 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         for row in (0..H).rev() {
             let mut line = String::new();
             for col in 0..W {
-                let bit = 1u64 << (col * (H + 1) + row);
+                let bit = B::bit(col * (H + 1) + row);
                 let inner = match self.pos.cell(col, row) {
                     Cell::Empty => ".".to_string(),
-                    Cell::Disc(p) => self.glyph(p, four & bit != 0),
+                    Cell::Disc(p) => self.glyph(p, !(four & bit).is_zero()),
                 };
                 if last == Some((col, row)) {
                     line += &format!("[{inner}]");
@@ -602,7 +606,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
         }
         let mut best = result.best;
         if let Some(level) = self.level {
-            let game = (self.opts.seed, root.key());
+            let game = (self.opts.seed, root.key().fold64());
             best = crate::levels::pick(level, W, game, &complete, &result.last.lines);
         }
         // the search always has a move for a game that goes on; the first legal column otherwise
@@ -662,18 +666,18 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write> PlaySession<'a, W
 
     fn game_over(&mut self) -> io::Result<()> {
         let four = if self.pos.last_mover_won() {
-            Position::<W, H>::four_cells(self.pos.opponent())
+            Position::<W, H, B>::four_cells(self.pos.opponent())
         } else {
-            0
+            B::ZERO
         };
         self.show_board(four)?;
-        if four == 0 {
+        if four.is_zero() {
             return self.say("Draw: the board is full.");
         }
         let mut cells = Vec::new();
         for col in 0..W {
             for row in 0..H {
-                if four & (1u64 << (col * (H + 1) + row)) != 0 {
+                if !(four & B::bit(col * (H + 1) + row)).is_zero() {
                     cells.push(format!("{}/{}", col + 1, row + 1));
                 }
             }

@@ -1,5 +1,6 @@
 //! `vier solve`: exact scores for positions read one per line.
 
+use crate::bits::Bitboard;
 use crate::board::{Position, Size};
 use crate::book::Book;
 use crate::score;
@@ -60,10 +61,10 @@ pub fn run(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<SolveSummary> {
-    with_size!(opts.size, run_sized::<W, H>(opts, input, out))
+    with_size!(opts.size, run_sized::<W, H, B>(opts, input, out))
 }
 
-fn run_sized<const W: usize, const H: usize>(
+fn run_sized<const W: usize, const H: usize, B: Bitboard>(
     opts: &SolveOptions,
     input: impl BufRead,
     out: &mut impl Write,
@@ -99,7 +100,7 @@ fn run_sized<const W: usize, const H: usize>(
         };
         // `-` is the empty board, which has no digits to write
         let moves_str = if moves == "-" { "" } else { moves };
-        let pos = match Position::<W, H>::from_moves(moves_str) {
+        let pos = match Position::<W, H, B>::from_moves(moves_str) {
             Ok(p) => p,
             Err(e) => {
                 sum.errors += 1;

@@ -2,6 +2,7 @@
 //! the page shows (cells, status, the winning four, notations) is derived here from
 //! [`crate::board`], so that the JavaScript never has to know the rules.
 
+use crate::bits::Bitboard;
 use crate::board::{Cell, Player, Position, Size};
 use crate::with_size;
 use serde::Serialize;
@@ -39,11 +40,13 @@ pub struct View {
 
 /// The view of the position after `moves` (1-based columns) on `size`, or why they are illegal.
 pub fn view(size: Size, moves: &[usize]) -> Result<View, String> {
-    with_size!(size, view_sized::<W, H>(moves))
+    with_size!(size, view_sized::<W, H, B>(moves))
 }
 
-fn view_sized<const W: usize, const H: usize>(moves: &[usize]) -> Result<View, String> {
-    let mut p = Position::<W, H>::new();
+fn view_sized<const W: usize, const H: usize, B: Bitboard>(
+    moves: &[usize],
+) -> Result<View, String> {
+    let mut p = Position::<W, H, B>::new();
     for (i, &c) in moves.iter().enumerate() {
         p.try_play_column(c, i)
             .map_err(|e| format!("move {} (column {c}): {e}", i + 1))?;
@@ -92,49 +95,49 @@ fn view_sized<const W: usize, const H: usize>(moves: &[usize]) -> Result<View, S
         },
         winning,
         legal,
-        moves: moves
-            .iter()
-            .map(|&c| char::from_digit(c as u32, 10).unwrap_or('?'))
-            .collect(),
+        moves: crate::notation::move_string(moves.iter().map(|&c| c - 1), W),
         fen: p.to_cfour_fen(),
     })
 }
 
 /// Every cell of the winner's four (or more) in a row, 1-based (column, row).
-fn four<const W: usize, const H: usize>(p: &Position<W, H>) -> Vec<(usize, usize)> {
+fn four<const W: usize, const H: usize, B: Bitboard>(p: &Position<W, H, B>) -> Vec<(usize, usize)> {
     // the winner moved last: its discs are the ones of the side not to move
-    let cells = Position::<W, H>::four_cells(p.opponent());
+    let cells = Position::<W, H, B>::four_cells(p.opponent());
     (0..W)
         .flat_map(|c| (0..H).map(move |r| (c, r)))
-        .filter(|&(c, r)| cells & (1u64 << (c * (H + 1) + r)) != 0)
+        .filter(|&(c, r)| !(cells & B::bit(c * (H + 1) + r)).is_zero())
         .map(|(c, r)| (c + 1, r + 1))
         .collect()
 }
 
-/// Reads a position the person pasted: a move string of column digits (`4453`, `-` or empty for
-/// the empty board), or a board string / cutechess FEN, which must be reachable by some game
-/// (the game is kept as moves so that undo and the move string always work).
+/// Reads a position the person pasted: a move string (`4453`, letters on boards past 9 columns,
+/// `-` or empty for the empty board), or a board string / cutechess FEN, which must be reachable
+/// by some game (the game is kept as moves so that undo and the move string always work).
 pub fn parse_position(size: Size, text: &str) -> Result<Vec<usize>, String> {
     let t = text.trim();
     if t.is_empty() || t == "-" {
         return Ok(Vec::new());
     }
-    if t.chars().all(|c| c.is_ascii_digit()) {
-        let moves: Vec<usize> = t
-            .chars()
-            .map(|c| c.to_digit(10).unwrap_or(0) as usize)
+    if t.chars().all(|c| c.is_ascii_alphanumeric()) {
+        let moves: Vec<usize> = crate::notation::parse_moves(t, size.width())
+            .map_err(|e| format!("not a move string for {size}: {e}"))?
+            .into_iter()
+            .map(|(_, c)| c)
             .collect();
         view(size, &moves)?;
         return Ok(moves);
     }
     with_size!(size, {
-        let p = Position::<W, H>::from_board_string(t)
+        let p = Position::<W, H, B>::from_board_string(t)
             .map_err(|e| format!("not a move string, board string or FEN for {size}: {e}"))?;
         let s = p
             .to_move_string()
             .ok_or_else(|| "no game reaches this position".to_string())?;
-        Ok(s.chars()
-            .map(|c| c.to_digit(10).unwrap_or(0) as usize)
+        Ok(crate::notation::parse_moves(&s, W)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|(_, c)| c)
             .collect())
     })
 }

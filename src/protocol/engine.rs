@@ -25,6 +25,7 @@ use super::options::{self, Kind, OptionDecl, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERH
 use super::options::{EMPTY, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS};
 use super::parse::{parse_line, Command, GoParams, Query};
 use super::threads::{read_lines, searcher_thread, Input, Job, Report, MAX_LINE};
+use crate::bits::{MAX_HEIGHT, MAX_WIDTH, MIN_SIDE};
 use crate::board::Size;
 use crate::book::{self, Book, BookSource};
 use crate::control::SearchControl;
@@ -161,7 +162,7 @@ const OPTIONS: &[OptionDecl<Engine>] = &[
         name: "Hash",
         kind: Kind::Spin {
             default: DEFAULT_HASH_MB as u64,
-            min: 2,
+            min: 4,
             max: MAX_HASH_MB as u64,
             set: |e, mb| e.set_hash(mb as usize),
         },
@@ -198,7 +199,7 @@ const OPTIONS: &[OptionDecl<Engine>] = &[
         kind: Kind::Spin {
             default: 1,
             min: 1,
-            max: 9,
+            max: MAX_WIDTH as u64,
             set: |e, n| {
                 e.multipv = n as usize;
                 Ok(())
@@ -219,8 +220,8 @@ const OPTIONS: &[OptionDecl<Engine>] = &[
         name: "Width",
         kind: Kind::Spin {
             default: 7,
-            min: 4,
-            max: 9,
+            min: MIN_SIDE as u64,
+            max: MAX_WIDTH as u64,
             set: |e, w| e.set_size(w as usize, e.want.1),
         },
     },
@@ -228,8 +229,8 @@ const OPTIONS: &[OptionDecl<Engine>] = &[
         name: "Height",
         kind: Kind::Spin {
             default: 6,
-            min: 4,
-            max: 9,
+            min: MIN_SIDE as u64,
+            max: MAX_HEIGHT as u64,
             set: |e, h| e.set_size(e.want.0, h as usize),
         },
     },

@@ -1,6 +1,7 @@
 //! What the engine writes about a search: `info` lines, `bestmove`, scores and lines of moves,
 //! in the notation the GUI asked for.
 
+use crate::bits::Bitboard;
 use crate::board::Position;
 use crate::score::{wdl_permille, Score};
 use crate::search::{Iteration, Line, ScoreBound};
@@ -24,8 +25,8 @@ pub struct InfoStyle {
 }
 
 /// 0-based columns from `root` in `notation`; stops at the first move that cannot be played.
-pub fn moves<const W: usize, const H: usize>(
-    root: &Position<W, H>,
+pub fn moves<const W: usize, const H: usize, B: Bitboard>(
+    root: &Position<W, H, B>,
     cols: &[usize],
     notation: Notation,
 ) -> Vec<String> {
@@ -45,8 +46,8 @@ pub fn moves<const W: usize, const H: usize>(
 }
 
 /// `bestmove <move>`, or `bestmove (none)` for a finished game.
-pub fn bestmove<const W: usize, const H: usize>(
-    root: &Position<W, H>,
+pub fn bestmove<const W: usize, const H: usize, B: Bitboard>(
+    root: &Position<W, H, B>,
     best: Option<usize>,
     notation: Notation,
 ) -> String {
@@ -57,8 +58,8 @@ pub fn bestmove<const W: usize, const H: usize>(
 }
 
 /// The `info` lines of one report on a search from `root`.
-pub fn info<const W: usize, const H: usize>(
-    root: &Position<W, H>,
+pub fn info<const W: usize, const H: usize, B: Bitboard>(
+    root: &Position<W, H, B>,
     it: &Iteration,
     style: InfoStyle,
 ) -> Vec<String> {

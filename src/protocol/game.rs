@@ -1,5 +1,5 @@
 //! The engine's position, typed by its board size: the one place where the protocol's run-time
-//! size (`Width`, `Height`) becomes code typed by `<W, H>`.
+//! size (`Width`, `Height`) becomes code typed by `<W, H, B>`.
 //!
 //! [`new_game`] dispatches once, when the size is set; from then on the loop holds a
 //! `Box<dyn Game>` and everything it does with the position (set it, search it, draw it, format
@@ -8,6 +8,7 @@
 
 use super::format::{self, InfoStyle, Notation};
 use super::parse::{MoveToken, Query, StartPos};
+use crate::bits::Bitboard;
 use crate::board::{perft_until, BoardError, Player, Position, Size};
 use crate::control::SearchControl;
 use crate::eval;
@@ -49,13 +50,13 @@ pub trait Game: Send {
 
 /// The start position on a board of `size`.
 pub fn new_game(size: Size) -> Box<dyn Game> {
-    with_size!(size, Box::new(Typed::<W, H>(Position::new())))
+    with_size!(size, Box::new(Typed::<W, H, B>(Position::new())))
 }
 
 #[derive(Clone, Copy)]
-struct Typed<const W: usize, const H: usize>(Position<W, H>);
+struct Typed<const W: usize, const H: usize, B: Bitboard>(Position<W, H, B>);
 
-impl<const W: usize, const H: usize> Game for Typed<W, H> {
+impl<const W: usize, const H: usize, B: Bitboard> Game for Typed<W, H, B> {
     fn size(&self) -> Size {
         Size::new(W, H).expect("a supported size")
     }
@@ -66,10 +67,9 @@ impl<const W: usize, const H: usize> Game for Typed<W, H> {
 
     fn set_position(&mut self, start: &StartPos, moves: &[MoveToken]) -> Result<(), String> {
         let mut p = match start {
-            StartPos::StartPos => Position::<W, H>::new(),
-            StartPos::Fen(f) => {
-                Position::<W, H>::from_board_string(f).map_err(|e| format!("bad fen '{f}': {e}"))?
-            }
+            StartPos::StartPos => Position::<W, H, B>::new(),
+            StartPos::Fen(f) => Position::<W, H, B>::from_board_string(f)
+                .map_err(|e| format!("bad fen '{f}': {e}"))?,
         };
         for (i, m) in moves.iter().enumerate() {
             play_token(&mut p, *m)
@@ -152,24 +152,27 @@ impl<const W: usize, const H: usize> Game for Typed<W, H> {
     }
 
     fn key(&self) -> u64 {
-        self.0.key()
+        self.0.key().fold64()
     }
 }
 
 /// Plays one move token with the board's legality checks, and for a drop, checks its rank.
 /// On an error `p` may hold the move already: callers discard it.
-fn play_token<const W: usize, const H: usize>(
-    p: &mut Position<W, H>,
+fn play_token<const W: usize, const H: usize, B: Bitboard>(
+    p: &mut Position<W, H, B>,
     m: MoveToken,
 ) -> Result<(), String> {
-    let col = m.column();
-    p.try_play_column(col, 0).map_err(|e| match e {
-        BoardError::ColumnOutOfRange { .. } => format!("column {col} is out of range 1..{W}"),
-        BoardError::MoveAfterGameEnd { .. } => "the game is already over".to_string(),
-        BoardError::ColumnFull { .. } => format!("column {col} is full"),
-        other => other.to_string(),
-    })?;
+    let cols = m.columns(W)?;
+    for &col in &cols {
+        p.try_play_column(col, 0).map_err(|e| match e {
+            BoardError::ColumnOutOfRange { .. } => format!("column {col} is out of range 1..{W}"),
+            BoardError::MoveAfterGameEnd { .. } => "the game is already over".to_string(),
+            BoardError::ColumnFull { .. } => format!("column {col} is full"),
+            other => other.to_string(),
+        })?;
+    }
     if let MoveToken::Drop { rank, .. } = m {
+        let col = cols[0];
         let lands = p.column_height(col - 1);
         if rank as usize != lands {
             return Err(format!(
@@ -184,6 +187,8 @@ fn play_token<const W: usize, const H: usize>(
 fn token(m: MoveToken) -> String {
     match m {
         MoveToken::Column(c) => c.to_string(),
+        MoveToken::Digits(n) => n.to_string(),
+        MoveToken::RunDigit(d) => d.to_string(),
         MoveToken::Drop { file, rank } => format!("P@{}{rank}", (b'a' + file - 1) as char),
     }
 }

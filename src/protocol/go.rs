@@ -58,7 +58,13 @@ pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> GoPl
         depth,
         nodes: go.nodes,
         infinite: go.infinite,
-        searchmoves: go.searchmoves.iter().map(|m| m.column() - 1).collect(),
+        // a token that names no column (a 0 in a run of digits) restricts nothing
+        searchmoves: go
+            .searchmoves
+            .iter()
+            .flat_map(|m| m.columns(size.width()).unwrap_or_default())
+            .map(|c| c - 1)
+            .collect(),
         multipv: settings.multipv,
     };
     GoPlan {

@@ -84,12 +84,19 @@ pub enum StartPos {
 /// One move as written on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MoveToken {
-    /// A column, 1-based (1..=9).
+    /// A column, 1-based: one digit (`4`) or one letter of a run (`ddec`, see
+    /// [`crate::notation`]).
     Column(u8),
+    /// A number of two digits (`44`, `12`): two columns up to 9 columns, the column's number
+    /// on wider boards, where a column takes two digits.
+    Digits(u8),
+    /// One digit of a run of three or more (`4453`): a column on boards of at most 9 columns;
+    /// wider boards take no runs of digits.
+    RunDigit(u8),
     /// A cutechess drop `P@<file><rank>`; the board checks the rank matches
     /// the column's fill height.
     Drop {
-        /// Column, 1-based: `a` = 1 .. `i` = 9.
+        /// Column, 1-based: `a` = 1 .. `l` = 12.
         file: u8,
         /// Row, 1-based: 1 = bottom.
         rank: u8,
@@ -97,11 +104,21 @@ pub enum MoveToken {
 }
 
 impl MoveToken {
-    /// The column the move names, 1-based, in either notation.
-    pub fn column(self) -> usize {
+    /// The columns the token names on a board `width` columns wide, 1-based: one, or a run of
+    /// digits on a board of at most 9 columns.
+    pub fn columns(self, width: usize) -> Result<Vec<usize>, String> {
         match self {
-            MoveToken::Column(c) => c as usize,
-            MoveToken::Drop { file, .. } => file as usize,
+            MoveToken::Column(c) => Ok(vec![c as usize]),
+            MoveToken::Drop { file, .. } => Ok(vec![file as usize]),
+            MoveToken::Digits(n) if width > crate::notation::MAX_DIGIT_WIDTH => Ok(vec![n as usize]),
+            MoveToken::Digits(n) if n % 10 == 0 => {
+                Err(format!("column 0 in '{n}': columns are 1..{width}"))
+            }
+            MoveToken::Digits(n) => Ok(vec![n as usize / 10, n as usize % 10]),
+            MoveToken::RunDigit(_) if width > crate::notation::MAX_DIGIT_WIDTH => Err(format!(
+                "a run of digits on a board of {width} columns: write one number per move, or letters"
+            )),
+            MoveToken::RunDigit(d) => Ok(vec![d as usize]),
         }
     }
 }
@@ -468,13 +485,13 @@ fn bad_number(param: &str, token: &str) -> ParseError {
     }
 }
 
-/// cutechess drop `P@d1` (either case of `P`, files `a`..`i`, rank >= 1).
+/// cutechess drop `P@d1` (either case of `P`, files `a`..`l`, rank >= 1).
 fn drop_move(input: &str) -> NomResult<'_, MoveToken> {
     map_opt(
         (
             one_of("Pp"),
             char('@'),
-            satisfy(|c| ('a'..='i').contains(&c)),
+            satisfy(|c| ('a'..='l').contains(&c)),
             digit1,
         ),
         |(_, _, file, rank): (char, char, char, &str)| {
@@ -488,11 +505,26 @@ fn drop_move(input: &str) -> NomResult<'_, MoveToken> {
     .parse(input)
 }
 
-/// One column digit 1..9 or a run of them (`4453`); `0` is not a column.
+/// One column digit 1..9 (`4`), two digits (`44`, `12`: read with the board's width), a run of
+/// three or more digits 1..9 (`4453`), or a run of column letters (`ddec`, `j`).
 fn column_run(input: &str) -> NomResult<'_, Vec<MoveToken>> {
-    many1(map(satisfy(|c| ('1'..='9').contains(&c)), |c| {
-        MoveToken::Column(c as u8 - b'0')
-    }))
+    let digit = |c: u8| c - b'0';
+    alt((
+        map_opt(
+            recognize((satisfy(|c| ('1'..='9').contains(&c)), opt(digit1))),
+            move |d: &str| match d.as_bytes() {
+                &[a] => Some(vec![MoveToken::Column(digit(a))]),
+                &[a, b] => Some(vec![MoveToken::Digits(digit(a) * 10 + digit(b))]),
+                run if !run.contains(&b'0') => {
+                    Some(run.iter().map(|&c| MoveToken::RunDigit(digit(c))).collect())
+                }
+                _ => None,
+            },
+        ),
+        many1(map(satisfy(|c| c.is_ascii_lowercase() && c <= 'l'), |c| {
+            MoveToken::Column(c as u8 - b'a' + 1)
+        })),
+    ))
     .parse(input)
 }
 
@@ -657,8 +689,7 @@ mod tests {
                 searchmoves: vec![
                     MoveToken::Column(1),
                     MoveToken::Drop { file: 2, rank: 1 },
-                    MoveToken::Column(3),
-                    MoveToken::Column(4),
+                    MoveToken::Digits(34),
                 ],
                 perft: Some(10),
             }
@@ -774,11 +805,30 @@ mod tests {
 
     #[test]
     fn move_notations() {
-        // One digit run is the same as separate digits.
+        // A digit run, two digits and letters are the same as separate digits on 7 columns.
+        let on = |line: &str, width: usize| -> Vec<usize> {
+            position(line)
+                .1
+                .into_iter()
+                .flat_map(|m| m.columns(width).unwrap())
+                .collect()
+        };
+        for line in [
+            "position startpos moves 4453",
+            "position startpos moves 44 53",
+            "position startpos moves ddec",
+            "position startpos moves dd e 3",
+        ] {
+            assert_eq!(on(line, 7), vec![4, 4, 5, 3], "{line}");
+        }
+        // From 10 columns on, two digits are one column, and letters reach column 12.
         assert_eq!(
-            position("position startpos moves 4453").1,
-            position("position startpos moves 4 4 5 3").1
+            on("position startpos moves 10 12 4 jl P@l1", 12),
+            vec![10, 12, 4, 10, 12, 12]
         );
+        let run = position("position startpos moves 4453").1;
+        assert!(run[0].columns(10).is_err(), "no digit runs on 10 columns");
+        assert!(MoveToken::Digits(40).columns(7).is_err(), "column 0");
         assert_eq!(
             position("position startpos moves P@d1 p@d2 P@i6").1,
             vec![
@@ -791,12 +841,10 @@ mod tests {
         assert_eq!(
             position("position startpos moves 44 P@e1 3 19 p@a12").1,
             vec![
-                MoveToken::Column(4),
-                MoveToken::Column(4),
+                MoveToken::Digits(44),
                 MoveToken::Drop { file: 5, rank: 1 },
                 MoveToken::Column(3),
-                MoveToken::Column(1),
-                MoveToken::Column(9),
+                MoveToken::Digits(19),
                 MoveToken::Drop { file: 1, rank: 12 },
             ]
         );
@@ -813,8 +861,8 @@ mod tests {
         );
         assert_eq!(e.to_string(), "bad move 'P@z9'");
         for bad in [
-            "0", "40", "4a", "a4", "P@d0", "P@d", "P@", "Q@d1", "P@D1", "P@j1", "P@d1x", "P@d256",
-            "Pd1", "@d1", "-4", "４", "P@d-1",
+            "0", "405", "4a", "a4", "dm", "P@d0", "P@d", "P@", "Q@d1", "P@D1", "P@m1", "P@d1x",
+            "P@d256", "Pd1", "@d1", "-4", "４", "P@d-1",
         ] {
             assert_eq!(
                 err(&format!("position startpos moves 4 {bad}")),
@@ -840,8 +888,7 @@ mod tests {
             (
                 StartPos::Fen("7/7/7/7/3o3/2oxx3 o".into()),
                 vec![
-                    MoveToken::Column(1),
-                    MoveToken::Column(2),
+                    MoveToken::Digits(12),
                     MoveToken::Drop { file: 1, rank: 1 }
                 ]
             )

@@ -44,9 +44,9 @@ impl Lines {
 /// Stores a heuristic `value` of a search to `depth` that took `nodes` nodes, with its best
 /// column (`NO_MOVE`: none).
 #[inline]
-pub(super) fn store(
+pub(super) fn store<K: crate::bits::Bitboard>(
     tt: &TransTable,
-    key: u64,
+    key: K,
     value: i32,
     depth: i32,
     bound: Bound,

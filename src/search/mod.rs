@@ -44,6 +44,7 @@ mod worker;
 pub use report::{Iteration, Line, Reporter, ScoreBound, SearchLimits, SearchResult};
 pub use techniques::Techniques;
 
+use crate::bits::Bitboard;
 use crate::board::Position;
 use crate::book::Book;
 use crate::control::{Limits, NodeBudget, SearchControl};
@@ -172,9 +173,9 @@ impl Searcher {
     }
 
     /// Searches `root` until a limit, the control's stop flag or its deadlines end it.
-    pub fn search<const W: usize, const H: usize>(
+    pub fn search<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         limits: &SearchLimits,
         control: &Arc<SearchControl>,
         reporter: &mut dyn Reporter,
@@ -188,9 +189,9 @@ impl Searcher {
         result
     }
 
-    fn run<const W: usize, const H: usize>(
+    fn run<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         limits: &SearchLimits,
         control: &Arc<SearchControl>,
         reporter: &mut dyn Reporter,
@@ -313,9 +314,9 @@ impl Searcher {
 
     /// The main thread's iterative deepening, with the solver's tries between iterations; the
     /// last iteration (complete or cut short).
-    fn deepen<const W: usize, const H: usize>(
+    fn deepen<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         mut order: Vec<usize>,
         multipv: usize,
         max_depth: u32,
@@ -412,9 +413,9 @@ impl Searcher {
     }
 
     /// One solver attempt on the root; the lines if it finished.
-    fn try_solve<const W: usize, const H: usize>(
+    fn try_solve<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         order: &[usize],
         multipv: usize,
         search_nodes: u64,

@@ -11,6 +11,7 @@
 use super::line::{self, Lines};
 use super::{Iteration, Line, Reporter, ScoreBound, SearchLimits, Techniques};
 use super::{INF, MAX_PLY, NO_MOVE};
+use crate::bits::Bitboard;
 use crate::board::Position;
 use crate::control::{poll_due, Limits, NodeBudget, SearchControl, SEARCH_POLL_NODES};
 use crate::eval;
@@ -22,9 +23,9 @@ use std::sync::Arc;
 /// over the root moves `order`, up to `max_depth`, reporting every completed depth; the last
 /// completed one is the result. `tt` is used with `techniques.table`.
 #[allow(clippy::too_many_arguments)]
-pub fn deepen<const W: usize, const H: usize>(
+pub fn deepen<const W: usize, const H: usize, B: Bitboard>(
     techniques: Techniques,
-    root: &Position<W, H>,
+    root: &Position<W, H, B>,
     order: &[usize],
     max_depth: u32,
     limits: &SearchLimits,
@@ -107,9 +108,9 @@ struct Walker<'a> {
 impl Walker<'_> {
     /// `cols` ordered by the heuristic value of the position each leads to (best first; a
     /// stable sort keeps the given order among equals).
-    fn by_heuristic<const W: usize, const H: usize>(
+    fn by_heuristic<const W: usize, const H: usize, B: Bitboard>(
         &self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         cols: &[usize],
     ) -> Vec<usize> {
         let mut scored: Vec<(usize, i32)> = cols
@@ -125,9 +126,9 @@ impl Walker<'_> {
     }
 
     /// One depth at the root: the best column, its value and line; `None` if interrupted.
-    fn root<const W: usize, const H: usize>(
+    fn root<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         depth: i32,
         order: &[usize],
     ) -> Option<(usize, i32, Vec<usize>)> {
@@ -162,9 +163,9 @@ impl Walker<'_> {
 
     /// Depth-limited negamax, fail-soft, from the side to move's view. Without pruning the
     /// window stays full and nothing is cut.
-    fn node<const W: usize, const H: usize>(
+    fn node<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         depth: i32,
         ply: usize,
         mut alpha: i32,

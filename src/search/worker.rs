@@ -3,6 +3,7 @@
 
 use super::line::{self, Lines};
 use super::{INF, MAX_PLY, NO_MOVE};
+use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 use crate::control::{poll_due, Limits, NodeBudget, SearchControl, SEARCH_POLL_NODES};
 use crate::eval;
@@ -188,9 +189,9 @@ impl Worker {
     /// proven. Odd helpers start one ply deeper than the main thread, and every helper orders
     /// moves near the root a little differently (see [`Worker::negamax`]), so that the threads
     /// search different subtrees first and fill the shared table for each other.
-    pub(super) fn lazy<const W: usize, const H: usize>(
+    pub(super) fn lazy<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         order: &[usize],
         max_depth: u32,
     ) {
@@ -226,9 +227,9 @@ impl Worker {
 
     /// One iteration at the root: the completed moves (all of them unless interrupted) with
     /// their values and lines, and whether every move was completed.
-    pub(super) fn root_search<const W: usize, const H: usize>(
+    pub(super) fn root_search<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         depth: i32,
         order: &[usize],
         multipv: usize,
@@ -291,9 +292,9 @@ impl Worker {
     }
 
     /// Depth-limited negamax, fail-soft, from the side to move's view.
-    fn negamax<const W: usize, const H: usize>(
+    fn negamax<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         depth: i32,
         ply: usize,
         mut alpha: i32,
@@ -320,7 +321,7 @@ impl Worker {
             return score::proven_value(score::win_now(cells, moves));
         }
         let next = p.non_losing_moves();
-        if next == 0 {
+        if next.is_zero() {
             // every move lets the opponent connect four with its next disc
             return score::proven_value(score::loss_next(cells, moves));
         }
@@ -365,8 +366,8 @@ impl Worker {
         let killers = self.killers[ply];
         let mut sorter = MoveSorter::new();
         for &col in column_order::<W>().iter().rev() {
-            let bit = next & Geometry::<W, H>::column_mask(col);
-            if bit == 0 {
+            let bit = next & Geometry::<W, H, B>::column_mask(col);
+            if bit.is_zero() {
                 continue;
             }
             let c = col as u8;
@@ -379,7 +380,7 @@ impl Worker {
             } else if c == killers[1] {
                 (1 << 28) - 1
             } else {
-                let threats = Position::<W, H>::winning_cells(p.current() | bit, p.mask() | bit)
+                let threats = Position::<W, H, B>::winning_cells(p.current() | bit, p.mask() | bit)
                     .count_ones() as i32;
                 let mut s =
                     (threats << 20) + (self.history.get(side, bit).min((1 << 20) - 1) as i32);
@@ -392,7 +393,7 @@ impl Worker {
             sorter.add(bit, col, score);
         }
         // a forced move does not use up depth
-        let child_depth = if next & (next - 1) == 0 {
+        let child_depth = if (next & (next - B::ONE)).is_zero() {
             depth
         } else {
             depth - 1
@@ -448,7 +449,15 @@ impl Worker {
     }
 
     #[inline]
-    fn store(&mut self, key: u64, value: i32, depth: i32, bound: Bound, col: u8, before: u64) {
+    fn store<K: Bitboard>(
+        &mut self,
+        key: K,
+        value: i32,
+        depth: i32,
+        bound: Bound,
+        col: u8,
+        before: u64,
+    ) {
         line::store(&self.tt, key, value, depth, bound, col, self.nodes - before);
     }
 }

@@ -3,6 +3,7 @@
 
 use super::search::key_of;
 use super::Solver;
+use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 use crate::book::Book;
 use crate::ordering::column_order;
@@ -31,9 +32,9 @@ impl Solver {
     }
 
     /// The book's exact score of `p`, if it has one (counted as a hit).
-    pub fn book_score<const W: usize, const H: usize>(
+    pub fn book_score<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
     ) -> Option<i32> {
         if p.moves() >= self.book_line_moves {
             return None;
@@ -47,9 +48,9 @@ impl Solver {
     /// `p` with one, else, when the book (or the rules: a win at once, a full board) scores
     /// every move from `p`, the best-scoring column nearest the centre. No search; `None` when
     /// the book cannot say.
-    pub fn book_move<const W: usize, const H: usize>(
+    pub fn book_move<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
     ) -> Option<(usize, i32)> {
         if p.is_game_over() || p.moves() >= self.book_line_moves {
             return None;
@@ -80,9 +81,9 @@ impl Solver {
     /// searches. When the engine proved, the move before, that its move keeps a value, every
     /// reply leaves a position stored with that value as lower bound: what was proven once is
     /// not thrown away, and it is cheap to keep (see [`Solver::move_with_value`]).
-    pub fn known_lower_bound<const W: usize, const H: usize>(
+    pub fn known_lower_bound<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
     ) -> Option<i32> {
         if p.is_game_over() {
             return None;
@@ -96,11 +97,11 @@ impl Solver {
                 if h == 0 {
                     continue;
                 }
-                let bit = Geometry::<W, H>::bottom_cell(c) << (h - 1);
-                if last_mover & bit == 0 {
+                let bit = Geometry::<W, H, B>::bottom_cell(c) << (h - 1);
+                if (last_mover & bit).is_zero() {
                     continue;
                 }
-                let parent = Position::<W, H>::from_raw(last_mover & !bit, p.mask() & !bit);
+                let parent = Position::<W, H, B>::from_raw(last_mover & !bit, p.mask() & !bit);
                 if let Some(v) = self.book_score(&parent) {
                     best = best.max(Some(-v));
                 }

@@ -30,6 +30,7 @@ pub mod settings;
 pub use root::RootProof;
 pub use settings::{MAX_THREADS, RACE_AFTER_NODES};
 
+use crate::bits::Bitboard;
 use crate::board::Position;
 use crate::book::Book;
 use crate::control::{Limits, NodeBudget, SearchControl};
@@ -137,17 +138,17 @@ impl Solver {
     }
 
     /// The exact score of `p` (strong solve).
-    pub fn solve<const W: usize, const H: usize>(
+    pub fn solve<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
     ) -> Result<i32, Stopped> {
         self.solve_window(p, false)
     }
 
     /// Win (1), draw (0) or loss (-1) for the side to move (weak solve: cheaper than strong).
-    pub fn solve_weak<const W: usize, const H: usize>(
+    pub fn solve_weak<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
     ) -> Result<i32, Stopped> {
         self.solve_window(p, true).map(score::outcome)
     }

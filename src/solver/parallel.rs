@@ -4,6 +4,7 @@
 
 use super::settings::{BUSY_BITS, MAX_THREADS};
 use super::{Solver, Stopped};
+use crate::bits::Bitboard;
 use crate::board::Position;
 use crate::control::{Limits, NodeBudget, SearchControl};
 use std::sync::atomic::AtomicU64;
@@ -29,18 +30,21 @@ impl Busy {
     }
 
     #[inline(always)]
-    pub(super) fn enter(&self, key: u64) {
+    pub(super) fn enter<K: Bitboard>(&self, key: K) {
+        let key = key.fold64();
         self.slot(key).store(key, Relaxed);
     }
 
     #[inline(always)]
-    pub(super) fn leave(&self, key: u64) {
+    pub(super) fn leave<K: Bitboard>(&self, key: K) {
+        let key = key.fold64();
         let s = self.slot(key);
         let _ = s.compare_exchange(key, 0, Relaxed, Relaxed);
     }
 
     #[inline(always)]
-    pub(super) fn is_busy(&self, key: u64) -> bool {
+    pub(super) fn is_busy<K: Bitboard>(&self, key: K) -> bool {
+        let key = key.fold64();
         self.slot(key).load(Relaxed) == key
     }
 }
@@ -78,9 +82,9 @@ impl Solver {
         self.race_after = nodes;
     }
 
-    pub(super) fn solve_window<const W: usize, const H: usize>(
+    pub(super) fn solve_window<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         weak: bool,
     ) -> Result<i32, Stopped> {
         if self.helpers.is_empty() || p.is_game_over() || p.can_win_next() {

@@ -4,29 +4,30 @@
 
 use super::search::key_of;
 use super::Solver;
+use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 use crate::score;
 use crate::tt::Entry;
 
 /// What static resolution made of a position (see [`Solver::resolve`]).
-pub(super) enum Resolved<const W: usize, const H: usize> {
+pub(super) enum Resolved<const W: usize, const H: usize, B: Bitboard> {
     /// Its value, or a bound on it outside the window (fail-soft), for its side to move.
     Value(i32),
     /// The position its forced moves lead to, still to be searched.
-    Search(Open<W, H>),
+    Search(Open<W, H, B>),
 }
 
 /// A position left to search, with what resolving it already computed.
 #[derive(Clone, Copy)]
-pub(super) struct Open<const W: usize, const H: usize> {
-    pub(super) p: Position<W, H>,
+pub(super) struct Open<const W: usize, const H: usize, B: Bitboard> {
+    pub(super) p: Position<W, H, B>,
     /// The same side is to move as in the position resolved (an even number of forced moves).
     pub(super) same: bool,
     /// Its non-losing moves (at least two).
-    pub(super) next: u64,
+    pub(super) next: B,
     /// The most its side to move can get ([`Solver::upper_bound`]).
     pub(super) max: i32,
-    pub(super) key: u64,
+    pub(super) key: B,
     pub(super) mirrored: bool,
     pub(super) entry: Option<Entry>,
 }
@@ -39,12 +40,12 @@ impl Solver {
     /// a chain of forced moves costs no node and no table entry. Otherwise the position left
     /// to search is returned, with `true` when its side to move is that of `p`.
     #[inline(always)]
-    pub(super) fn resolve<const W: usize, const H: usize>(
+    pub(super) fn resolve<const W: usize, const H: usize, B: Bitboard>(
         &self,
-        mut p: Position<W, H>,
+        mut p: Position<W, H, B>,
         mut alpha: i32,
         mut beta: i32,
-    ) -> Resolved<W, H> {
+    ) -> Resolved<W, H, B> {
         let cells = (W * H) as i32;
         let mut same = true;
         let out = |same: bool, v: i32| Resolved::Value(if same { v } else { -v });
@@ -52,7 +53,7 @@ impl Solver {
             let moves = p.moves() as i32;
             let opp_win = p.opponent_winning_cells();
             let next = p.non_losing_moves_against(opp_win);
-            if next == 0 {
+            if next.is_zero() {
                 // every move lets the opponent connect four with its next disc
                 return out(same, score::loss_next(cells, moves));
             }
@@ -75,7 +76,7 @@ impl Solver {
                     return out(same, beta);
                 }
             }
-            if next & (next - 1) == 0 {
+            if (next & (next - B::ONE)).is_zero() {
                 // the only move that does not lose at once: the position's value is its child's
                 p.play(next);
                 (alpha, beta) = (-beta, -alpha);
@@ -108,16 +109,17 @@ impl Solver {
     /// with its next disc, a draw when the empty cells or claimeven leave it no four, a loss
     /// when claimeven or an odd threat gives the opponent a four first.
     #[inline(always)]
-    pub(super) fn upper_bound<const W: usize, const H: usize>(
-        p: &Position<W, H>,
-        opp_win: u64,
+    pub(super) fn upper_bound<const W: usize, const H: usize, B: Bitboard>(
+        p: &Position<W, H, B>,
+        opp_win: B,
     ) -> i32 {
         let max = score::best_without_win_now((W * H) as i32, p.moves() as i32);
         if max <= 0 {
             return max;
         }
         // no four is left that we could complete with all the empty cells
-        if !Position::<W, H>::has_four(p.current() | (Geometry::<W, H>::BOARD & !p.mask())) {
+        if !Position::<W, H, B>::has_four(p.current() | (Geometry::<W, H, B>::board() & !p.mask()))
+        {
             return 0;
         }
         if (W * H) as u32 % 2 == p.moves() % 2 {
@@ -137,23 +139,23 @@ impl Solver {
     /// when the one with the most cells above it is reached) or if its share (the rest, less
     /// the playable cells) holds four (by its last disc at the latest).
     #[inline(always)]
-    fn claimeven_bound<const W: usize, const H: usize>(
-        p: &Position<W, H>,
-        opp_win: u64,
+    fn claimeven_bound<const W: usize, const H: usize, B: Bitboard>(
+        p: &Position<W, H, B>,
+        opp_win: B,
     ) -> Option<i32> {
-        let mover_rows = Geometry::<W, H>::MOVER_ROWS;
-        let empty = Geometry::<W, H>::BOARD & !p.mask();
+        let mover_rows = Geometry::<W, H, B>::mover_rows();
+        let empty = Geometry::<W, H, B>::board() & !p.mask();
         let possible = p.possible();
         let threats = opp_win & !mover_rows & !possible;
-        let (above, left) = Self::above::<W, H>(threats);
+        let (above, left) = Self::above::<W, H, B>(threats);
         let ours = (p.current() | (empty & mover_rows) | possible) & !above;
-        if Position::<W, H>::has_four(ours) {
+        if Position::<W, H, B>::has_four(ours) {
             return None;
         }
-        Some(if threats != 0 {
-            Self::loss_with_left::<W, H>(left)
-        } else if Position::<W, H>::has_four(p.opponent() | (empty & !mover_rows & !possible)) {
-            Self::loss_with_left::<W, H>(0)
+        Some(if !threats.is_zero() {
+            Self::loss_with_left::<W, H, B>(left)
+        } else if Position::<W, H, B>::has_four(p.opponent() | (empty & !mover_rows & !possible)) {
+            Self::loss_with_left::<W, H, B>(0)
         } else {
             0
         })
@@ -162,12 +164,12 @@ impl Solver {
     /// The cells above the lowest of `threats` in each column, and the most of them in one
     /// column: a threat that the game must reach ends it with those cells still empty.
     #[inline(always)]
-    fn above<const W: usize, const H: usize>(mut threats: u64) -> (u64, i32) {
-        let (mut above, mut most) = (0, 0);
-        while threats != 0 {
-            let t = threats & threats.wrapping_neg();
-            let col = Geometry::<W, H>::column_mask(t.trailing_zeros() as usize / (H + 1));
-            let cells = col & !((t << 1) - 1);
+    fn above<const W: usize, const H: usize, B: Bitboard>(mut threats: B) -> (B, i32) {
+        let (mut above, mut most) = (B::ZERO, 0);
+        while !threats.is_zero() {
+            let t = threats.lowest();
+            let col = Geometry::<W, H, B>::column_mask(t.trailing_zeros() as usize / (H + 1));
+            let cells = col & !((t << 1) - B::ONE);
             above |= cells;
             most = most.max(cells.count_ones() as i32);
             threats &= !col;
@@ -178,7 +180,7 @@ impl Solver {
     /// A loss to a threat the game must reach, with `left` cells still empty then (0: to the
     /// opponent's last disc at the latest).
     #[inline(always)]
-    fn loss_with_left<const W: usize, const H: usize>(left: i32) -> i32 {
+    fn loss_with_left<const W: usize, const H: usize, B: Bitboard>(left: i32) -> i32 {
         let cells = (W * H) as i32;
         -score::win_at(cells, cells - left - 1)
     }
@@ -193,35 +195,35 @@ impl Solver {
     /// none above a threat of the opponent on the opponent's parity. If those hold no four, it
     /// loses, at the latest when the threat with the most cells above it is reached.
     #[inline(always)]
-    pub(super) fn odd_threat_loss<const W: usize, const H: usize>(
-        p: &Position<W, H>,
-        opp_win: u64,
+    pub(super) fn odd_threat_loss<const W: usize, const H: usize, B: Bitboard>(
+        p: &Position<W, H, B>,
+        opp_win: B,
     ) -> Option<i32> {
-        let mover_rows = Geometry::<W, H>::MOVER_ROWS;
+        let mover_rows = Geometry::<W, H, B>::mover_rows();
         let mut odd = opp_win & mover_rows;
-        if odd == 0 {
+        if odd.is_zero() {
             return None;
         }
-        let empty = Geometry::<W, H>::BOARD & !p.mask();
+        let empty = Geometry::<W, H, B>::board() & !p.mask();
         let possible = p.possible();
         let elsewhere = opp_win & !mover_rows & !possible;
-        while odd != 0 {
-            let t = odd & odd.wrapping_neg();
-            let col = Geometry::<W, H>::column_mask(t.trailing_zeros() as usize / (H + 1));
+        while !odd.is_zero() {
+            let t = odd.lowest();
+            let col = Geometry::<W, H, B>::column_mask(t.trailing_zeros() as usize / (H + 1));
             odd &= !col;
             // a column with an odd number of empty cells has its playable cell off the mover rows
-            if possible & col & mover_rows != 0 {
+            if !(possible & col & mover_rows).is_zero() {
                 continue;
             }
             let theirs = (opp_win & mover_rows & col) | (elsewhere & !col);
-            let (above, left) = Self::above::<W, H>(theirs);
+            let (above, left) = Self::above::<W, H, B>(theirs);
             let ours = (p.current()
                 | (empty & mover_rows & !col)
                 | (empty & !mover_rows & col)
                 | possible)
                 & !above;
-            if !Position::<W, H>::has_four(ours) {
-                return Some(Self::loss_with_left::<W, H>(left));
+            if !Position::<W, H, B>::has_four(ours) {
+                return Some(Self::loss_with_left::<W, H, B>(left));
             }
         }
         None
@@ -234,9 +236,9 @@ mod tests {
     use std::collections::HashMap;
 
     /// Plain negamax over the whole game, remembering positions already scored (no bounds).
-    fn minimax<const W: usize, const H: usize>(
-        p: &Position<W, H>,
-        seen: &mut HashMap<u64, i32>,
+    fn minimax<const W: usize, const H: usize, B: Bitboard>(
+        p: &Position<W, H, B>,
+        seen: &mut HashMap<B, i32>,
     ) -> i32 {
         if let Some(s) = score::terminal(p) {
             return s;
@@ -261,7 +263,7 @@ mod tests {
     /// every bound [`Solver::upper_bound`] gives below the trivial one is checked against the
     /// truth. Returns how many bounds were losses, and how many of them the odd-threat rule
     /// gave.
-    fn parity_bounds_hold<const W: usize, const H: usize>(
+    fn parity_bounds_hold<const W: usize, const H: usize, B: Bitboard>(
         empty: u32,
         games: usize,
     ) -> (usize, usize) {
@@ -269,7 +271,7 @@ mod tests {
         let mut seen = HashMap::new();
         let (mut losses, mut odd) = (0, 0);
         for _ in 0..games {
-            let mut p = Position::<W, H>::new();
+            let mut p = Position::<W, H, B>::new();
             while (W * H) as u32 - p.moves() > empty && !p.is_game_over() {
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
@@ -301,10 +303,10 @@ mod tests {
     #[test]
     fn parity_bounds_are_never_below_the_true_score() {
         // both row parities and both cell-count parities; the rules must fire to be tested
-        fn check<const W: usize, const H: usize>() {
+        fn check<const W: usize, const H: usize, B: Bitboard>() {
             let (mut losses, mut odd) = (0, 0);
             for empty in 2..=12 {
-                let (l, o) = parity_bounds_hold::<W, H>(empty, 1000);
+                let (l, o) = parity_bounds_hold::<W, H, B>(empty, 1000);
                 losses += l;
                 odd += o;
             }
@@ -313,10 +315,13 @@ mod tests {
                 "{W}x{H}: {losses} losses, {odd} odd"
             );
         }
-        check::<4, 4>();
-        check::<5, 4>();
-        check::<6, 4>();
-        check::<4, 5>();
-        check::<5, 5>();
+        check::<4, 4, u64>();
+        check::<5, 4, u64>();
+        check::<6, 4, u64>();
+        check::<4, 5, u64>();
+        check::<5, 5, u64>();
+        // the same rules over 128-bit boards
+        check::<4, 4, u128>();
+        check::<5, 5, u128>();
     }
 }

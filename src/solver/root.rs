@@ -4,6 +4,7 @@
 
 use super::search::{key_of, oriented};
 use super::{Solver, Stopped};
+use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 use crate::control::{NodeBudget, SearchControl};
 use crate::ordering::column_order;
@@ -25,9 +26,9 @@ pub enum RootProof {
 impl Solver {
     /// The 0-based column that achieves the best exact score, with that score; ties go to the
     /// column nearest the centre. `None` for a finished game.
-    pub fn best_move<const W: usize, const H: usize>(
+    pub fn best_move<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
     ) -> Result<Option<(usize, i32)>, Stopped> {
         let scores = self.analyze(p, false)?;
         Ok(column_order::<W>()
@@ -41,9 +42,9 @@ impl Solver {
 
     /// The exact score of every 0-based column (`None` for a full column or a finished game):
     /// the score the side to move gets by playing there.
-    pub fn analyze<const W: usize, const H: usize>(
+    pub fn analyze<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         weak: bool,
     ) -> Result<Vec<Option<i32>>, Stopped> {
         (0..W).map(|col| self.solve_column(p, col, weak)).collect()
@@ -51,9 +52,9 @@ impl Solver {
 
     /// The exact score (or with `weak`, win / draw / loss) the side to move gets by playing the
     /// 0-based `col`; `None` for a full column or a finished game.
-    pub fn solve_column<const W: usize, const H: usize>(
+    pub fn solve_column<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         col: usize,
         weak: bool,
     ) -> Result<Option<i32>, Stopped> {
@@ -71,9 +72,9 @@ impl Solver {
     /// others first would prove, at a cost, that they are worse), then the moves that do not
     /// hand the opponent a win (the others score worst), each in centre-first order. `None` for
     /// a finished game, or if no column reaches `value`.
-    pub fn move_with_value<const W: usize, const H: usize>(
+    pub fn move_with_value<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         value: i32,
     ) -> Result<Option<usize>, Stopped> {
         let order = column_order::<W>();
@@ -89,7 +90,7 @@ impl Solver {
             .chain(order.iter().copied().filter(|&c| Some(c) != hint))
             .filter(|&c| p.can_play(c));
         let (good, bad): (Vec<usize>, Vec<usize>) =
-            cols.partition(|&c| safe & Geometry::<W, H>::column_mask(c) != 0);
+            cols.partition(|&c| !(safe & Geometry::<W, H, B>::column_mask(c)).is_zero());
         self.first_with_value(p, value, good.into_iter().chain(bad))
     }
 
@@ -97,9 +98,9 @@ impl Solver {
     /// exact score of `p`. Unlike [`Solver::move_with_value`] the answer does not depend on what
     /// the table holds, so that every build of a book stores the same moves. `None` for a
     /// finished game, or if no column has that score.
-    pub fn best_column<const W: usize, const H: usize>(
+    pub fn best_column<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         score: i32,
     ) -> Result<Option<usize>, Stopped> {
         let order = column_order::<W>();
@@ -109,9 +110,9 @@ impl Solver {
 
     /// The first of `cols` (playable columns of `p`) whose exact score is at least `value`; a
     /// win at once, the centre-most, before any.
-    fn first_with_value<const W: usize, const H: usize>(
+    fn first_with_value<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         value: i32,
         cols: impl Iterator<Item = usize>,
     ) -> Result<Option<usize>, Stopped> {
@@ -142,9 +143,9 @@ impl Solver {
     /// move proven to keep at least a score (the searcher plays it when nothing better is
     /// proven). With `one_line` (one line wanted, every move allowed) the cheap steps come
     /// first; each of the two steps may use `budget` nodes. Ends early when `control` says so.
-    pub fn prove_root<const W: usize, const H: usize>(
+    pub fn prove_root<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         one_line: bool,
         secured: &mut Option<(usize, i32)>,
         control: &Arc<SearchControl>,
@@ -156,9 +157,9 @@ impl Solver {
         proof
     }
 
-    fn prove_root_steps<const W: usize, const H: usize>(
+    fn prove_root_steps<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         one_line: bool,
         secured: &mut Option<(usize, i32)>,
         budget: u64,
@@ -182,9 +183,9 @@ impl Solver {
     /// `secured` in case the rest does not finish; then the exact score (on a budget of its
     /// own) and a column with it. One search of the root, not one per column: the exact scores
     /// of the columns that lose value, which one line does not need, are what costs most.
-    fn keep_value<const W: usize, const H: usize>(
+    fn keep_value<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         secured: &mut Option<(usize, i32)>,
         budget: u64,
     ) -> Option<(usize, i32)> {
@@ -224,9 +225,9 @@ impl Solver {
 
     /// A column that keeps at least `value` at the root: the one in `secured` if it keeps as
     /// much, else one found by [`Solver::move_with_value`] and remembered there.
-    fn secure<const W: usize, const H: usize>(
+    fn secure<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        root: &Position<W, H>,
+        root: &Position<W, H, B>,
         value: i32,
         secured: &mut Option<(usize, i32)>,
     ) -> Option<usize> {
@@ -244,9 +245,9 @@ impl Solver {
     /// within `budget` of wall time; `None` for a full column and for one not proven in time.
     /// Every open column first gets its share of the time, centre first, then the unproven ones
     /// share what is left (the table keeps the work done so far).
-    pub fn analyze_within<const W: usize, const H: usize>(
+    pub fn analyze_within<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         budget: Duration,
     ) -> Vec<Option<i32>> {
         let start = std::time::Instant::now();

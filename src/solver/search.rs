@@ -4,18 +4,20 @@
 use super::resolve::{Open, Resolved};
 use super::settings::{NEAR_PLIES, STEP_RANGE, SYMMETRY_PLIES};
 use super::{Solver, Stopped};
+use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 use crate::control::{poll_due, SOLVER_POLL_NODES};
 use crate::ordering::{column_order, MoveSorter};
 use crate::score;
 use crate::tt::TransTable;
 
-/// The widest board supported (fixed arrays of moves per node).
-const MAX_WIDTH: usize = 9;
+use crate::bits::MAX_WIDTH;
 
 /// The table key of `p` (mirror-symmetric near the root) and whether it is the mirror's.
 #[inline(always)]
-pub(super) fn key_of<const W: usize, const H: usize>(p: &Position<W, H>) -> (u64, bool) {
+pub(super) fn key_of<const W: usize, const H: usize, B: Bitboard>(
+    p: &Position<W, H, B>,
+) -> (B, bool) {
     if p.moves() < SYMMETRY_PLIES {
         p.symmetric_key()
     } else {
@@ -24,9 +26,9 @@ pub(super) fn key_of<const W: usize, const H: usize>(p: &Position<W, H>) -> (u64
 }
 
 impl Solver {
-    pub(super) fn solve_window_alone<const W: usize, const H: usize>(
+    pub(super) fn solve_window_alone<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         weak: bool,
     ) -> Result<i32, Stopped> {
         if let Some(s) = score::terminal(p) {
@@ -79,9 +81,9 @@ impl Solver {
     }
 
     /// Whether the exact score of `p` is at most `bound` (one null-window search).
-    pub fn value_at_most<const W: usize, const H: usize>(
+    pub fn value_at_most<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         bound: i32,
     ) -> Result<bool, Stopped> {
         self.stopped = false;
@@ -103,9 +105,9 @@ impl Solver {
 
     /// The value of a position whose side to move cannot win at once: static resolution
     /// first, then a search of what is left. Fail-soft, as [`Solver::negamax`].
-    pub(super) fn search<const W: usize, const H: usize>(
+    pub(super) fn search<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        p: &Position<W, H>,
+        p: &Position<W, H, B>,
         alpha: i32,
         beta: i32,
     ) -> i32 {
@@ -119,9 +121,9 @@ impl Solver {
     /// Alpha-beta search of a position [`Solver::resolve`] left to search: its side to move
     /// cannot win at once and has at least two moves that do not lose at once.
     /// Fail-soft: a result `<= alpha` is an upper bound, `>= beta` a lower bound, else exact.
-    fn negamax<const W: usize, const H: usize>(
+    fn negamax<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
-        open: &Open<W, H>,
+        open: &Open<W, H, B>,
         mut alpha: i32,
         mut beta: i32,
     ) -> i32 {
@@ -143,7 +145,7 @@ impl Solver {
             }
         }
         let next = open.next;
-        debug_assert!(next & (next - 1) != 0);
+        debug_assert!(!(next & (next - B::ONE)).is_zero());
         let min = score::worst_without_loss_next(cells, moves);
         if alpha < min {
             alpha = min;
@@ -192,15 +194,15 @@ impl Solver {
             // Children's entries in the large table are cache misses: ask for all of them
             // before resolving any, so that the misses overlap.
             let mut m = next;
-            while m != 0 {
-                let bit = m & m.wrapping_neg();
+            while !m.is_zero() {
+                let bit = m.lowest();
                 m ^= bit;
                 self.tt.prefetch(key_of(&p.after(bit)).0);
             }
         }
         for &col in order.iter().rev() {
-            let bit = next & Geometry::<W, H>::column_mask(col);
-            if bit == 0 {
+            let bit = next & Geometry::<W, H, B>::column_mask(col);
+            if bit.is_zero() {
                 continue;
             }
             match self.resolve(p.after(bit), -beta, -alpha) {
@@ -224,8 +226,8 @@ impl Solver {
             // opponent must answer at once made ordering worse). The table's move breaks ties.
             let mask = p.mask() | bit;
             let threats =
-                Position::<W, H>::winning_cells(p.current() | bit, mask) & !(opp_threats << 1);
-            let playable = (mask + Geometry::<W, H>::BOTTOM) & Geometry::<W, H>::BOARD;
+                Position::<W, H, B>::winning_cells(p.current() | bit, mask) & !(opp_threats << 1);
+            let playable = (mask + Geometry::<W, H, B>::bottom()) & Geometry::<W, H, B>::board();
             let score = (4 * (threats.count_ones() + (threats & (playable << 1)).count_ones())
                 + u32::from(Some(col) == tt_move)) as i32;
             sorter.add(bit, col, score);
@@ -336,10 +338,10 @@ impl Solver {
 
     /// Stores a node's result that did not reach beta: exact above `alpha`, else an upper bound.
     #[inline(always)]
-    fn store_result(
+    fn store_result<K: Bitboard>(
         &self,
         moves: u32,
-        key: u64,
+        key: K,
         best: i32,
         alpha: i32,
         best_col: Option<usize>,
@@ -360,10 +362,10 @@ impl Solver {
 
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn store(
+    pub(super) fn store<K: Bitboard>(
         &self,
         moves: u32,
-        key: u64,
+        key: K,
         lower: i32,
         upper: i32,
         best_col: Option<usize>,

@@ -1,0 +1,103 @@
+//! How columns are written: one character per move, whatever the board's width.
+//!
+//! Columns are numbered from 1 at the left. A move string has one character per move:
+//!
+//! - up to 9 columns, the column's digit (`4453`), as Pons' sets and most tools write it;
+//! - on any board, the column's letter, `a` for column 1 .. `l` for column 12, as cutechess
+//!   names files (`ddec` is `4453`); on boards of 10 or more columns only letters, since `10`
+//!   would read as two moves.
+//!
+//! One string uses one notation: digits and letters mixed are refused, since a string that
+//! mixes them is most likely two strings run together. Written out, a string is in digits up
+//! to 9 columns and in letters past them, so that what vier prints reads back the same on
+//! every width and stays one character per move (the GUI, the referee and the book's tools
+//! rely on it).
+
+use crate::board::BoardError;
+
+/// The widest board whose columns are written as digits.
+pub const MAX_DIGIT_WIDTH: usize = 9;
+
+/// The character of the 0-based column `col` on a board `width` columns wide.
+pub fn column_char(col: usize, width: usize) -> char {
+    if width <= MAX_DIGIT_WIDTH {
+        char::from(b'1' + col as u8)
+    } else {
+        char::from(b'a' + col as u8)
+    }
+}
+
+/// A move string of 0-based columns.
+pub fn move_string(cols: impl IntoIterator<Item = usize>, width: usize) -> String {
+    cols.into_iter().map(|c| column_char(c, width)).collect()
+}
+
+/// The 1-based columns of a move string with their character offsets; the columns are not
+/// checked against the width (the board does that, with the offset in its error).
+pub fn parse_moves(s: &str, width: usize) -> Result<Vec<(usize, usize)>, BoardError> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut digits = None;
+    for (pos, ch) in s.char_indices() {
+        let (col, is_digit) = match ch {
+            '1'..='9' => (ch as usize - '0' as usize, true),
+            'a'..='z' => (ch as usize - 'a' as usize + 1, false),
+            'A'..='Z' => (ch as usize - 'A' as usize + 1, false),
+            _ => return Err(BoardError::BadChar { pos, ch }),
+        };
+        if is_digit && width > MAX_DIGIT_WIDTH {
+            return Err(BoardError::DigitOnWideBoard { pos, width });
+        }
+        match digits {
+            Some(d) if d != is_digit => return Err(BoardError::MixedNotation { pos }),
+            _ => digits = Some(is_digit),
+        }
+        out.push((pos, col));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_and_letters_name_the_same_columns() {
+        let cols = |s| {
+            parse_moves(s, 7)
+                .unwrap()
+                .into_iter()
+                .map(|(_, c)| c)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(cols("4453"), vec![4, 4, 5, 3]);
+        assert_eq!(cols("ddec"), vec![4, 4, 5, 3]);
+        assert_eq!(cols("DDEC"), vec![4, 4, 5, 3]);
+        assert_eq!(move_string([3, 3, 4, 2], 7), "4453");
+        assert_eq!(move_string([9, 11, 0], 12), "jla");
+    }
+
+    #[test]
+    fn wide_boards_take_letters_only_and_no_string_mixes() {
+        assert_eq!(
+            parse_moves("jl", 12).unwrap(),
+            vec![(0, 10), (1, 12)],
+            "letters past i"
+        );
+        assert_eq!(
+            parse_moves("1", 10),
+            Err(BoardError::DigitOnWideBoard { pos: 0, width: 10 })
+        );
+        assert_eq!(
+            parse_moves("44d", 7),
+            Err(BoardError::MixedNotation { pos: 2 })
+        );
+        assert_eq!(
+            parse_moves("4 4", 7),
+            Err(BoardError::BadChar { pos: 1, ch: ' ' })
+        );
+        assert_eq!(
+            parse_moves("40", 7),
+            Err(BoardError::BadChar { pos: 1, ch: '0' })
+        );
+    }
+}
