@@ -254,8 +254,8 @@ fn empty_board_7x6() {
     assert_eq!(cols, vec![-2, -1, 0, 1, 0, -1, -2]);
 }
 
-/// A row of tests/data/sizes.md: width, height, result, move the game ends on.
-fn sizes_table() -> Vec<(Size, String, u32)> {
+/// A row of tests/data/sizes.md: size, result, the move the game ends on (`None`: `?`).
+fn sizes_table() -> Vec<(Size, String, Option<u32>)> {
     common::read_data("sizes.md")
         .lines()
         .filter_map(|l| {
@@ -264,9 +264,24 @@ fn sizes_table() -> Vec<(Size, String, u32)> {
                 return None;
             }
             let size: Size = f[1].replace(' ', "").parse().ok()?;
-            Some((size, f[2].to_string(), f[3].parse().ok()?))
+            let ends = match f[3] {
+                "?" => None,
+                n => Some(n.parse().ok()?),
+            };
+            Some((size, f[2].to_string(), ends))
         })
         .collect()
+}
+
+#[test]
+fn every_published_size_is_playable() {
+    let table = sizes_table();
+    assert_eq!(table.len(), 52);
+    let mut sizes: Vec<Size> = table.iter().map(|r| r.0).collect();
+    let mut registry: Vec<Size> = Size::all().collect();
+    sizes.sort_by_key(|s| (s.width(), s.height()));
+    registry.sort_by_key(|s| (s.width(), s.height()));
+    assert_eq!(sizes, registry);
 }
 
 /// Who wins with perfect play and on which move the game ends, from the exact score.
@@ -281,25 +296,55 @@ fn game_result<const W: usize, const H: usize>(score: i32) -> (&'static str, u32
     }
 }
 
-#[test]
-fn board_sizes_match_published_results() {
+/// Solves each of `sizes` from the empty board and checks the outcome and the move the game
+/// ends on against sizes.md (published results; `?` where no move was published).
+fn check_sizes(sizes: &[&str], hash_mb: usize, threads: usize) {
     let table = sizes_table();
-    assert!(table.len() >= 20, "sizes.md parsed to {} rows", table.len());
-    // the sizes this solver proves within seconds
-    let fast = ["4x4", "5x4", "6x4", "4x5", "5x5", "4x6", "7x4", "4x7"];
-    let mut checked = 0;
-    for (size, result, ends) in &table {
-        if !fast.contains(&size.to_string().as_str()) {
-            continue;
-        }
-        let got = with_size!(*size, {
-            let mut solver = Solver::new(64);
+    assert!(table.len() >= 50, "sizes.md parsed to {} rows", table.len());
+    for name in sizes {
+        let size: Size = name.parse().unwrap();
+        let (result, ends) = table
+            .iter()
+            .find(|(s, _, _)| *s == size)
+            .map(|(_, r, e)| (r.as_str(), *e))
+            .unwrap_or_else(|| panic!("{name} is not in sizes.md"));
+        let got = with_size!(size, {
+            let mut solver = Solver::new(hash_mb);
+            solver.set_threads(threads);
             game_result::<W, H>(solver.solve(&Position::<W, H, B>::new()).unwrap())
         });
-        assert_eq!(got, (result.as_str(), *ends), "{size}");
-        checked += 1;
+        assert_eq!(got.0, result, "{name}");
+        if let Some(ends) = ends {
+            assert_eq!(got.1, ends, "{name}");
+        }
     }
-    assert_eq!(checked, fast.len(), "every fast size is in sizes.md");
+}
+
+#[test]
+fn board_sizes_match_published_results() {
+    // the sizes this solver proves within a second or two
+    check_sizes(
+        &[
+            "4x4", "5x4", "6x4", "4x5", "5x5", "4x6", "7x4", "4x7", "6x5", "5x6", "4x8", "4x9",
+        ],
+        64,
+        1,
+    );
+}
+
+/// The other sizes docs/sizes.md lists as solved from the empty board, up to minutes each:
+/// `cargo test --release --test solver -- --ignored every_solved_size`
+#[test]
+#[ignore = "minutes: run with -- --ignored"]
+fn every_solved_size_matches_published_results() {
+    check_sizes(
+        &[
+            "8x4", "5x7", "7x5", "6x6", "9x4", "4x10", "5x8", "8x5", "6x7", "7x6", "4x11", "5x9",
+            "4x12", "4x13", "5x10",
+        ],
+        1024,
+        2,
+    );
 }
 
 /// All 5000 positions with two threads, strong:

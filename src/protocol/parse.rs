@@ -887,10 +887,7 @@ mod tests {
             position("position   fen\t7/7/7/7/3o3/2oxx3   o  moves 12 P@a1"),
             (
                 StartPos::Fen("7/7/7/7/3o3/2oxx3 o".into()),
-                vec![
-                    MoveToken::Digits(12),
-                    MoveToken::Drop { file: 1, rank: 1 }
-                ]
+                vec![MoveToken::Digits(12), MoveToken::Drop { file: 1, rank: 1 }]
             )
         );
         let cfour = "7/7/7/7/7/7[PPPPPPPPPPPPPPPPPPPPPppppppppppppppppppppp] w - - 0 1";
