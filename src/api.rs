@@ -126,9 +126,14 @@ impl AnyPosition {
         let (mut x, mut o) = (0, 0);
         for row in cells.chunks(w) {
             let mut text = String::with_capacity(w);
+            // runs of empty cells as one number each (`12` on a 12-column row)
+            let mut empty = 0;
             for &c in row {
-                text.push(match c {
-                    EMPTY => '1',
+                let disc = match c {
+                    EMPTY => {
+                        empty += 1;
+                        continue;
+                    }
                     FIRST => {
                         x += 1;
                         'x'
@@ -142,7 +147,15 @@ impl AnyPosition {
                             "a cell holds {other}: 0 (empty), 1 or 2 (a player's disc) expected"
                         )))
                     }
-                });
+                };
+                if empty > 0 {
+                    text += &empty.to_string();
+                    empty = 0;
+                }
+                text.push(disc);
+            }
+            if empty > 0 {
+                text += &empty.to_string();
             }
             rows.push(text);
         }

@@ -236,6 +236,17 @@ impl fmt::Display for BoardError {
 
 impl std::error::Error for BoardError {}
 
+impl From<crate::notation::NotationError> for BoardError {
+    fn from(e: crate::notation::NotationError) -> BoardError {
+        use crate::notation::NotationError as N;
+        match e {
+            N::BadChar { pos, ch } => BoardError::BadChar { pos, ch },
+            N::DigitOnWideBoard { pos, width } => BoardError::DigitOnWideBoard { pos, width },
+            N::MixedNotation { pos } => BoardError::MixedNotation { pos },
+        }
+    }
+}
+
 impl<const W: usize, const H: usize, B: Bitboard> Default for Position<W, H, B> {
     fn default() -> Self {
         Self::new()
@@ -310,7 +321,7 @@ impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
         let bit = B::bit(col * (H + 1) + row);
         if (self.mask & bit).is_zero() {
             Cell::Empty
-        } else if !(self.current & bit).is_zero() == (self.side_to_move() == Player::First) {
+        } else if (self.current & bit).is_zero() != (self.side_to_move() == Player::First) {
             Cell::Disc(Player::First)
         } else {
             Cell::Disc(Player::Second)
@@ -597,7 +608,14 @@ impl<const W: usize, const H: usize, B: Bitboard> Position<W, H, B> {
                         col += 1;
                         run = 0;
                     }
-                    '1'..='9' | '0' if ch != '0' || run > 0 => {
+                    // up to 9 columns each digit counts on its own (`34` is 7 cells, as
+                    // every writer of these strings has it); past 9 digits form numbers
+                    '1'..='9' if W <= crate::notation::MAX_DIGIT_WIDTH => {
+                        col += ch as usize - '0' as usize;
+                    }
+                    '1'..='9' | '0'
+                        if W > crate::notation::MAX_DIGIT_WIDTH && (ch != '0' || run > 0) =>
+                    {
                         let d = ch as usize - '0' as usize;
                         // the digit extends the number: col had `run` added already
                         let next = run.saturating_mul(10).saturating_add(d);

@@ -13,7 +13,7 @@
 //! every width and stays one character per move (the GUI, the referee and the book's tools
 //! rely on it).
 
-use crate::board::BoardError;
+use std::fmt;
 
 /// The widest board whose columns are written as digits.
 pub const MAX_DIGIT_WIDTH: usize = 9;
@@ -32,9 +32,40 @@ pub fn move_string(cols: impl IntoIterator<Item = usize>, width: usize) -> Strin
     cols.into_iter().map(|c| column_char(c, width)).collect()
 }
 
+/// Why a move string cannot be read; positions are 0-based character offsets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotationError {
+    /// A character that names no column.
+    BadChar { pos: usize, ch: char },
+    /// A digit on a board of 10 or more columns (which take letters).
+    DigitOnWideBoard { pos: usize, width: usize },
+    /// Digits and letters in one string.
+    MixedNotation { pos: usize },
+}
+
+impl fmt::Display for NotationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            NotationError::BadChar { pos, ch } => {
+                write!(f, "unexpected character '{ch}' at position {}", pos + 1)
+            }
+            NotationError::DigitOnWideBoard { pos, width } => write!(
+                f,
+                "digit at position {} on a board of {width} columns: columns past 9 are written as letters a..l",
+                pos + 1
+            ),
+            NotationError::MixedNotation { pos } => write!(
+                f,
+                "move string mixes digits and letters at position {}: use one notation",
+                pos + 1
+            ),
+        }
+    }
+}
+
 /// The 1-based columns of a move string with their character offsets; the columns are not
 /// checked against the width (the board does that, with the offset in its error).
-pub fn parse_moves(s: &str, width: usize) -> Result<Vec<(usize, usize)>, BoardError> {
+pub fn parse_moves(s: &str, width: usize) -> Result<Vec<(usize, usize)>, NotationError> {
     let mut out = Vec::with_capacity(s.len());
     let mut digits = None;
     for (pos, ch) in s.char_indices() {
@@ -42,13 +73,13 @@ pub fn parse_moves(s: &str, width: usize) -> Result<Vec<(usize, usize)>, BoardEr
             '1'..='9' => (ch as usize - '0' as usize, true),
             'a'..='z' => (ch as usize - 'a' as usize + 1, false),
             'A'..='Z' => (ch as usize - 'A' as usize + 1, false),
-            _ => return Err(BoardError::BadChar { pos, ch }),
+            _ => return Err(NotationError::BadChar { pos, ch }),
         };
         if is_digit && width > MAX_DIGIT_WIDTH {
-            return Err(BoardError::DigitOnWideBoard { pos, width });
+            return Err(NotationError::DigitOnWideBoard { pos, width });
         }
         match digits {
-            Some(d) if d != is_digit => return Err(BoardError::MixedNotation { pos }),
+            Some(d) if d != is_digit => return Err(NotationError::MixedNotation { pos }),
             _ => digits = Some(is_digit),
         }
         out.push((pos, col));
@@ -85,19 +116,19 @@ mod tests {
         );
         assert_eq!(
             parse_moves("1", 10),
-            Err(BoardError::DigitOnWideBoard { pos: 0, width: 10 })
+            Err(NotationError::DigitOnWideBoard { pos: 0, width: 10 })
         );
         assert_eq!(
             parse_moves("44d", 7),
-            Err(BoardError::MixedNotation { pos: 2 })
+            Err(NotationError::MixedNotation { pos: 2 })
         );
         assert_eq!(
             parse_moves("4 4", 7),
-            Err(BoardError::BadChar { pos: 1, ch: ' ' })
+            Err(NotationError::BadChar { pos: 1, ch: ' ' })
         );
         assert_eq!(
             parse_moves("40", 7),
-            Err(BoardError::BadChar { pos: 1, ch: '0' })
+            Err(NotationError::BadChar { pos: 1, ch: '0' })
         );
     }
 }

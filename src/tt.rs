@@ -84,6 +84,16 @@ pub const MAX_KEY_BITS: u32 = 80;
 const TAG_SHIFT: u32 = 10;
 const TAG_BITS_SHIFT: u32 = 58;
 
+const _: () = {
+    // every registered board's key is one the table keeps exact
+    let mut i = 0;
+    while i < crate::bits::SIZES.len() {
+        let (w, h, _) = crate::bits::SIZES[i];
+        assert!(w * (h + 1) <= MAX_KEY_BITS as usize);
+        i += 1;
+    }
+};
+
 const SCORE_OFFSET: i32 = 128;
 /// Stored for a bound that is not known: beyond every real score (at most 32 in magnitude on
 /// the supported boards), so it never cuts; bounds passed in are clamped to this range.

@@ -2,6 +2,7 @@
 //! and every kind of bad string.
 
 use proptest::prelude::*;
+use vier::bits::Bitboard;
 use vier::board::{perft, BoardError, Position, Size};
 use vier::with_size;
 
@@ -162,7 +163,47 @@ fn game<const W: usize, const H: usize>(cols: &[usize]) -> (Position<W, H>, Stri
     (p, s)
 }
 
+/// A game from `cols` (each taken modulo the width; moves into full columns or after the end
+/// skipped) in every notation: moves, board string, cutechess FEN, each read back.
+fn every_form_round_trips<const W: usize, const H: usize, B: Bitboard>(
+    cols: &[usize],
+) -> Result<(), TestCaseError> {
+    let mut p = Position::<W, H, B>::new();
+    let mut played = Vec::new();
+    for &c in cols {
+        let c = c % W;
+        if p.can_play(c) && !p.is_game_over() {
+            p.play_col(c);
+            played.push(c);
+        }
+    }
+    let moves = vier::notation::move_string(played.iter().copied(), W);
+    prop_assert_eq!(Position::<W, H, B>::from_moves(&moves).unwrap(), p);
+    let board = p.to_board_string();
+    prop_assert_eq!(Position::<W, H, B>::from_board_string(&board).unwrap(), p);
+    prop_assert_eq!(
+        Position::<W, H, B>::from_board_string(&p.to_cfour_fen()).unwrap(),
+        p
+    );
+    let replay = p.to_move_string().expect("a played game has a move string");
+    prop_assert_eq!(replay.chars().count(), played.len());
+    prop_assert_eq!(Position::<W, H, B>::from_moves(&replay).unwrap(), p);
+    // letters name the same columns on every width
+    let letters: String = played.iter().map(|&c| char::from(b'a' + c as u8)).collect();
+    prop_assert_eq!(Position::<W, H, B>::from_moves(&letters).unwrap(), p);
+    Ok(())
+}
+
 proptest! {
+    #[test]
+    fn every_notation_round_trips_on_every_size(
+        size in 0..Size::all().count(),
+        cols in proptest::collection::vec(0usize..12, 0..80),
+    ) {
+        let size = Size::all().nth(size).unwrap();
+        with_size!(size, every_form_round_trips::<W, H, B>(&cols))?;
+    }
+
     #[test]
     fn round_trips(cols in proptest::collection::vec(0usize..9, 0..60)) {
         let (p, s) = game::<7, 6>(&cols);
@@ -194,8 +235,24 @@ proptest! {
 fn bad_move_strings_are_named() {
     type P = Position<7, 6>;
     assert_eq!(
+        P::from_moves("44#").unwrap_err(),
+        BoardError::BadChar { pos: 2, ch: '#' }
+    );
+    assert_eq!(
         P::from_moves("44a").unwrap_err(),
-        BoardError::BadChar { pos: 2, ch: 'a' }
+        BoardError::MixedNotation { pos: 2 }
+    );
+    assert_eq!(
+        Position::<12, 4>::from_moves("jl1").unwrap_err(),
+        BoardError::DigitOnWideBoard { pos: 2, width: 12 }
+    );
+    assert_eq!(
+        Position::<12, 4>::from_moves("jm").unwrap_err(),
+        BoardError::ColumnOutOfRange {
+            pos: 1,
+            col: 13,
+            width: 12
+        }
     );
     assert_eq!(
         P::from_moves("448").unwrap_err(),
@@ -205,10 +262,10 @@ fn bad_move_strings_are_named() {
             width: 7
         }
     );
-    assert!(matches!(
+    assert_eq!(
         P::from_moves("40").unwrap_err(),
-        BoardError::ColumnOutOfRange { col: 0, .. }
-    ));
+        BoardError::BadChar { pos: 1, ch: '0' }
+    );
     assert_eq!(
         P::from_moves("4444444").unwrap_err(),
         BoardError::ColumnFull { pos: 6, col: 4 }

@@ -502,7 +502,7 @@ fn damaged_files_are_refused_with_a_reason() {
         Err(BookError::Checksum { .. })
     ));
     let mut size = good.clone();
-    size[9] = 12;
+    size[9] = 13;
     assert!(matches!(
         Book::from_bytes(&size),
         Err(BookError::BadSize { .. })

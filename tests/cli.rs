@@ -49,7 +49,7 @@ fn mismatch_is_flagged_and_fails_the_run() {
 
 #[test]
 fn bad_lines_are_reported_by_number_and_the_run_goes_on() {
-    let out = vier(&["solve"], "4444444\n44x\n\n6146 18\n9\n");
+    let out = vier(&["solve"], "4444444\n44#\n\n6146 18\n9\n");
     assert!(out.status.success(), "errors are not mismatches");
     let l = lines(&out);
     assert_eq!(l.len(), 4, "{l:?}");
@@ -59,7 +59,7 @@ fn bad_lines_are_reported_by_number_and_the_run_goes_on() {
         l[0]
     );
     assert!(
-        l[1].starts_with("error: line 2:") && l[1].contains("'x'"),
+        l[1].starts_with("error: line 2:") && l[1].contains("'#'"),
         "{}",
         l[1]
     );

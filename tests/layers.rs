@@ -2,7 +2,8 @@
 //! ground up (modules in one layer may not refer to each other either, except where listed as
 //! one group):
 //!
-//! rules (`board`) <- `score` <- the search's parts (`tt`, `ordering`, `eval`) <- `time` <-
+//! the board's width (`bits`: the bitboard type and the registry of sizes) <- how moves are
+//! written (`notation`) <- rules (`board`) <- `score` <- the search's parts (`tt`, `ordering`, `eval`) <- `time` <-
 //! `control` <- `book` (files and lookups) <- `solver` <- `search` <- `study`, `levels` (what
 //! a search is asked to be) <- `book_build` <- `api` (the engine for embedders) <- `serve` (the
 //! HTTP solve route) <- the front ends (`protocol`, `cli`, `gui`).
@@ -15,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 /// Layers from the ground up; the modules of one entry form one layer.
 const LAYERS: &[&[&str]] = &[
+    &["bits"],
+    &["notation"],
     &["board"],
     &["score"],
     &["tt", "ordering", "eval"],
@@ -33,10 +36,11 @@ const LAYERS: &[&[&str]] = &[
 /// The layer of a top-level module, and its group (the entry's index within the layer).
 fn place(module: &str) -> Option<(usize, usize)> {
     // `with_size!` is exported at the crate root but belongs to the rules
-    let module = if module == "with_size" {
-        "board"
-    } else {
-        module
+    // the macros are exported at the crate root but belong to their modules
+    let module = match module {
+        "with_size" | "with_size64" => "board",
+        "size_registry" | "size_table" => "bits",
+        other => other,
     };
     LAYERS.iter().enumerate().find_map(|(layer, mods)| {
         mods.iter()

@@ -197,14 +197,15 @@ fn bad_requests_get_400_with_the_reason() {
     let server = Server::start(&["--budget-ms", "5000"]);
     let cases = [
         ("/solve", "missing pos"),
-        ("/solve?pos=44a", "unexpected character 'a'"),
+        ("/solve?pos=44!", "unexpected character '!'"),
+        ("/solve?pos=44a", "mixes digits and letters"),
         ("/solve?pos=48", "column 8"),
         ("/solve?pos=4444444", "column 4 at position 7 is full"),
         // the first player's four in column 1, then one more move
         ("/solve?pos=12121212", "comes after the game has ended"),
         ("/solve?pos=1212121", "player 1 has four in a row"),
         ("/solve?pos=4&width=10&height=6", "10"),
-        ("/solve?pos=4&width=9&height=7", "9x7"),
+        ("/solve?pos=4&width=9&height=8", "9x8"),
         ("/solve?pos=4&width=seven", "width must be a whole number"),
         ("/solve?pos=4&weak=maybe", "weak must be 0 or 1"),
         ("/solve?pos=4&budget_ms=0", "budget_ms must be 1..=5000"),

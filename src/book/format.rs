@@ -155,7 +155,7 @@ impl fmt::Display for BookError {
             BookError::BadSize { width, height } => {
                 write!(
                     f,
-                    "the book is for a {width}x{height} board, which vier does not play"
+                    "the book is for a {width}x{height} board, for which vier has no books"
                 )
             }
             BookError::Checksum { stored, computed } => write!(
@@ -635,7 +635,9 @@ impl Book {
         if version != VERSION {
             return Err(BookError::UnsupportedVersion(version));
         }
-        if crate::board::Size::new(width as usize, height as usize).is_err() {
+        // books are of the 64-bit boards (see crate::book_build::wide_refusal)
+        if crate::board::Size::new(width as usize, height as usize).map_or(true, |s| s.bits() > 64)
+        {
             return Err(BookError::BadSize { width, height });
         }
         let (w, h) = (width as usize, height as usize);

@@ -473,7 +473,8 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
             s += line.trim_end();
             s.push('\n');
         }
-        let numbers: String = (1..=W).map(|c| format!(" {c} ")).collect();
+        // three characters a column, as the cells: "10" and up fill two of them
+        let numbers: String = (1..=W).map(|c| format!("{c:^3}")).collect();
         s += numbers.trim_end();
         s.push('\n');
         write!(self.out, "{s}")

@@ -144,17 +144,16 @@ impl Engine {
     }
 }
 
-/// A 1-based column from a move token: `4`, `P@d1` or `p@d1`.
+/// A 1-based column from a move token: `4`, `12`, `P@d1` or `p@l1`.
 pub fn parse_move(tok: &str) -> Option<usize> {
+    let widest = crate::bits::MAX_WIDTH;
     if let Some(rest) = tok.strip_prefix("P@").or_else(|| tok.strip_prefix("p@")) {
         let f = rest.chars().next()?;
-        if ('a'..='i').contains(&f) {
-            return Some(f as usize - 'a' as usize + 1);
-        }
-        return None;
+        let col = (f as usize).checked_sub('a' as usize)? + 1;
+        return (f.is_ascii_lowercase() && col <= widest).then_some(col);
     }
     match tok.parse::<usize>() {
-        Ok(c) if (1..=9).contains(&c) => Some(c),
+        Ok(c) if (1..=widest).contains(&c) => Some(c),
         _ => None,
     }
 }
@@ -255,6 +254,10 @@ mod tests {
     fn bestmove_lines() {
         assert_eq!(parse_bestmove("bestmove 4"), Some(Some(4)));
         assert_eq!(parse_bestmove("bestmove P@g3"), Some(Some(7)));
+        assert_eq!(parse_bestmove("bestmove P@l1"), Some(Some(12)));
+        assert_eq!(parse_bestmove("bestmove 11"), Some(Some(11)));
+        assert_eq!(parse_bestmove("bestmove P@m1"), Some(None));
+        assert_eq!(parse_bestmove("bestmove 13"), Some(None));
         assert_eq!(parse_bestmove("bestmove (none)"), Some(None));
         assert_eq!(parse_bestmove("info depth 1"), None);
     }

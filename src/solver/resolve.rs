@@ -153,9 +153,9 @@ impl Solver {
             return None;
         }
         Some(if !threats.is_zero() {
-            Self::loss_with_left::<W, H, B>(left)
+            Self::loss_with_left::<W, H>(left)
         } else if Position::<W, H, B>::has_four(p.opponent() | (empty & !mover_rows & !possible)) {
-            Self::loss_with_left::<W, H, B>(0)
+            Self::loss_with_left::<W, H>(0)
         } else {
             0
         })
@@ -180,7 +180,7 @@ impl Solver {
     /// A loss to a threat the game must reach, with `left` cells still empty then (0: to the
     /// opponent's last disc at the latest).
     #[inline(always)]
-    fn loss_with_left<const W: usize, const H: usize, B: Bitboard>(left: i32) -> i32 {
+    fn loss_with_left<const W: usize, const H: usize>(left: i32) -> i32 {
         let cells = (W * H) as i32;
         -score::win_at(cells, cells - left - 1)
     }
@@ -223,7 +223,7 @@ impl Solver {
                 | possible)
                 & !above;
             if !Position::<W, H, B>::has_four(ours) {
-                return Some(Self::loss_with_left::<W, H, B>(left));
+                return Some(Self::loss_with_left::<W, H>(left));
             }
         }
         None

@@ -268,10 +268,16 @@ function renderAnalysis(s) {
   }
 }
 
+// A column as move strings write it: a digit up to 9 columns, a letter (a = 1) past them.
+function colChar(c, width) {
+  return width <= 9 ? String(c) : String.fromCharCode(96 + c);
+}
+
 function play(c) {
   if (!game) return;
   if (game.engine_side !== "none") {
-    pendingClick = { t0: performance.now(), moves: game.moves + String(c), length: game.moves.length + 2 };
+    const moves = game.moves + colChar(c, game.width);
+    pendingClick = { t0: performance.now(), moves, length: moves.length + 1 };
   }
   api("move", { column: c }).then((r) => { if (!r) pendingClick = null; });
 }
