@@ -147,12 +147,6 @@ impl<const W: usize, const H: usize, B: Bitboard> Lines<W, H, B> {
         }
         groups
     };
-
-    /// Cells on odd rows counted 1-based from the bottom (0-based rows 0, 2, 4, ...).
-    #[inline(always)]
-    fn odd_rows() -> B {
-        Geometry::<W, H, B>::odd_rows()
-    }
 }
 
 /// Lines of four holding exactly two of `own`'s discs and none of `other`'s, bit-parallel: for
@@ -204,7 +198,7 @@ fn side_features<const W: usize, const H: usize, B: Bitboard>(
 pub fn explain<const W: usize, const H: usize, B: Bitboard>(p: &Position<W, H, B>) -> [Term; 5] {
     let (us, them) = (p.current(), p.opponent());
     let (mask, possible) = (p.mask(), p.possible());
-    let odd = Lines::<W, H, B>::odd_rows();
+    let odd = Geometry::<W, H, B>::odd_rows();
     let even = Geometry::<W, H, B>::board() & !odd;
     // the first player moves when the disc count is even
     let (us_rows, them_rows) = if p.moves().is_multiple_of(2) {
