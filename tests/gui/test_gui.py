@@ -352,18 +352,21 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(p.disc(4, 1), "x")
         self.assertEqual(p.disc(reply, 2 if reply == 4 else 1), "o")
 
-    def test_5x4_game_against_the_engine(self):
+    def play_a_game_by_clicks_on(self, size, first=None):
+        """Chooses `size`, clicks `first` (if given), then legal columns in turn until the game is over."""
         p = self.page
+        width, height = map(int, size.split("x"))
         p.choose("movetime", "100")
-        p.choose("size", "5x4")
-        wait_for("the 5x4 board", lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "[data-cell]")) == 20)
-        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "[data-column]")), 5)
+        p.choose("size", size)
+        wait_for(f"the {size} board", lambda: len(
+            self.driver.find_elements(By.CSS_SELECTOR, "[data-cell]")) == width * height)
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "[data-column]")), width)
         moves = 0
         while True:
             s = p.settle()
             if s["status"] != "playing":
                 break
-            col = s["legal"][len(s["moves"]) % len(s["legal"])]
+            col = first if first and not s["moves"] else s["legal"][len(s["moves"]) % len(s["legal"])]
             before = len(s["moves"])
             p.click(col)
             wait_for("the click's disc", lambda: len(p.state()["moves"]) > before)
@@ -371,6 +374,52 @@ class BrowserTests(unittest.TestCase):
         self.assertIn(p.status(), ("x-wins", "o-wins", "draw"))
         self.assertGreater(moves, 1)
         self.assertEqual(p.discs(), len(p.state()["moves"]))
+        return p.state()
+
+    def test_5x4_game_against_the_engine(self):
+        self.play_a_game_by_clicks_on("5x4")
+
+    def test_12x4_game_against_the_engine_reaches_the_columns_past_9(self):
+        s = self.play_a_game_by_clicks_on("12x4", first=12)
+        # past 9 columns the moves are letters, one a disc: the first click went to column 12
+        self.assertRegex(s["moves"], "^l[a-l]+$")
+
+    def test_8x8_game_against_the_engine(self):
+        s = self.play_a_game_by_clicks_on("8x8")
+        self.assertRegex(s["moves"], "^[1-8]+$")
+
+    def test_12_columns_fit_a_laptop_and_a_400_px_phone(self):
+        p = self.page
+        p.choose("size", "12x4")
+        wait_for("the 12x4 board", lambda: len(
+            self.driver.find_elements(By.CSS_SELECTOR, "[data-column]")) == 12)
+        for c in (12, 1, 10):
+            n = len(p.state()["moves"])
+            p.click(c)
+            wait_for("the engine's reply", lambda: len(p.state()["moves"]) == n + 2)
+        try:
+            for name, width, height, mobile in (("laptop", 1280, 800, False), ("phone", 400, 800, True)):
+                self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+                wait_for(f"the {name} layout", lambda: self.driver.execute_script(
+                    "return window.innerWidth") == width)
+                wait_for("the animations", lambda: self.driver.execute_script(
+                    "return document.getAnimations().length === 0"))
+                page_width, board_right, smallest = self.driver.execute_script("""
+                    const cols = [...document.querySelectorAll('[data-column]')];
+                    return [document.documentElement.scrollWidth,
+                            Math.max(...cols.map(c => c.getBoundingClientRect().right)),
+                            Math.min(...cols.map(c => c.getBoundingClientRect().width))];""")
+                # the whole board in the window, no sideways scrolling, columns a finger wide
+                self.assertLessEqual(page_width, width, name)
+                self.assertLessEqual(board_right, width, name)
+                self.assertGreaterEqual(smallest, 24, name)
+                if SCREENSHOT:
+                    ActionChains(self.driver).move_to_element(
+                        self.driver.find_element(By.TAG_NAME, "h1")).perform()
+                    self.driver.save_screenshot(SCREENSHOT.removesuffix(".png") + f"-12x4-{name}.png")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def test_two_people_need_no_engine(self):
         # a server whose engine cannot even start
