@@ -12,7 +12,8 @@
 //! - [`time`]: time management (a typed limit in, deadlines out); [`control`]: the one stop
 //!   rule the searcher and the solver poll;
 //! - [`book`]: the opening book's files and lookups (format, shards, the choice of book), below
-//!   the solver; [`book_build`]: making and choosing books with the solver, above it;
+//!   the solver; `book_build`: making and choosing books with the solver, above it (offline
+//!   code: compiled with the `book-build` feature only);
 //! - [`protocol`]: the UCI-style line protocol of protocol.md, and `vier bench`'s deterministic
 //!   node-count signature of the whole engine through the protocol's path;
 //! - [`levels`]: strength levels, a weaker player's choice among the engine's values of the
@@ -28,6 +29,7 @@ pub mod api;
 pub mod bits;
 pub mod board;
 pub mod book;
+#[cfg(feature = "book-build")]
 pub mod book_build;
 pub mod cli;
 pub mod control;

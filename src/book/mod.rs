@@ -1,5 +1,5 @@
 //! The opening book: the exact score of every position up to a given number of discs, made by
-//! vier itself (`vier book build`, [`crate::book_build`]) and looked up by the solver and the
+//! vier itself (`vier book build`, `crate::book_build`, with the `book-build` feature) and looked up by the solver and the
 //! searcher. This module is below the solver: files and lookups only.
 //!
 //! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book,
@@ -60,5 +60,14 @@ pub fn open(source: &BookSource) -> Result<Option<Arc<Book>>, BookError> {
                 .unwrap_or_else(|| BookError::Io("the built-in book does not parse".into()))),
         },
         BookSource::File(path) => Book::load(path).map(|b| Some(Arc::new(b))),
+    }
+}
+
+/// A move string as the book commands print it: `-` for the empty board.
+pub(crate) fn display_moves(m: &str) -> &str {
+    if m.is_empty() {
+        "-"
+    } else {
+        m
     }
 }

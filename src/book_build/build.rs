@@ -488,7 +488,7 @@ fn merge_sized<const W: usize, const H: usize>(
                 file: file.clone(),
                 why: format!(
                     "holds {} which is not a position of shard {} of {part_of}",
-                    display_moves(&moves),
+                    crate::book::display_moves(&moves),
                     s.spec
                 ),
             }));
@@ -885,7 +885,11 @@ pub fn verify(
                 let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
                 let s = solver.solve(&p).expect("no limits are set");
                 sum.checked += 1;
-                write!(out, "{} book {stored} solver {s}", display_moves(&moves))?;
+                write!(
+                    out,
+                    "{} book {stored} solver {s}",
+                    crate::book::display_moves(&moves)
+                )?;
                 // the stored move must keep the solver's score (a version-1 book has no moves)
                 let keeps = entry.best_col().map(|c| {
                     p.can_play(c)
@@ -907,14 +911,6 @@ pub fn verify(
         },
         Err(super::wide_refusal(size))
     )
-}
-
-pub(crate) fn display_moves(m: &str) -> &str {
-    if m.is_empty() {
-        "-"
-    } else {
-        m
-    }
 }
 
 /// The symmetric keys of every position with exactly `d` discs, for `d` in `0..=depth`, whose

@@ -1,9 +1,9 @@
 //! `vier book`: its arguments and commands, reading a book for them, and describing what it
-//! holds. The building and checking are the library's ([`crate::book_build`]).
+//! holds. The building and checking are the library's (`crate::book_build`, with the
+//! `book-build` feature).
 
 use crate::board::{Position, Size};
-use crate::book::{key_discs, Book, BookError};
-use crate::book_build::build::display_moves;
+use crate::book::{display_moves, key_discs, Book, BookError};
 use crate::with_size;
 use clap::Subcommand;
 use std::io::{self, Write};
@@ -144,6 +144,50 @@ pub enum BookCmd {
 pub fn run(cmd: BookCmd) -> io::Result<ExitCode> {
     let mut out = io::stdout().lock();
     match cmd {
+        BookCmd::Openings {
+            book,
+            min_plies,
+            max_plies,
+            max_score,
+        } => {
+            let source = book.map_or(
+                crate::book::BookSource::BuiltIn,
+                crate::book::BookSource::File,
+            );
+            let book = crate::book::open(&source)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{source}: {e}")))?
+                .expect("a book was asked for");
+            let opts = crate::book::openings::OpeningsOptions {
+                min_plies,
+                max_plies,
+                max_score,
+            };
+            let list = crate::book::openings::openings(&book, opts)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+            let mut command = format!(
+                "vier book openings --min-plies {min_plies} --max-plies {max_plies} --max-score {max_score}"
+            );
+            if let crate::book::BookSource::File(path) = &source {
+                command += &format!(" --book {}", path.display());
+            }
+            openings_file(&book, &command, &opts, &list, &mut out).map(|_| ExitCode::SUCCESS)
+        }
+        BookCmd::Info { file, moves } => {
+            let book = load(&file)?;
+            info(&book, moves.as_deref(), &mut out).map(|_| ExitCode::SUCCESS)
+        }
+        cmd @ (BookCmd::Build { .. }
+        | BookCmd::Merge { .. }
+        | BookCmd::Verify { .. }
+        | BookCmd::Select { .. }
+        | BookCmd::Positions { .. }) => build_commands(cmd, &mut out),
+    }
+}
+
+/// The commands that make and check books: the `book-build` feature's code.
+#[cfg(feature = "book-build")]
+fn build_commands(cmd: BookCmd, out: &mut dyn Write) -> io::Result<ExitCode> {
+    match cmd {
         BookCmd::Build {
             depth,
             threads,
@@ -196,7 +240,7 @@ pub fn run(cmd: BookCmd) -> io::Result<ExitCode> {
             hash,
         } => {
             let book = load(&file)?;
-            let sum = crate::book_build::build::verify(&book, sample, seed, hash, &mut out)?;
+            let sum = crate::book_build::build::verify(&book, sample, seed, hash, out)?;
             eprintln!(
                 "checked {} of {} entries, mismatches {}",
                 sum.checked,
@@ -208,34 +252,6 @@ pub fn run(cmd: BookCmd) -> io::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
-        }
-        BookCmd::Openings {
-            book,
-            min_plies,
-            max_plies,
-            max_score,
-        } => {
-            let source = book.map_or(
-                crate::book::BookSource::BuiltIn,
-                crate::book::BookSource::File,
-            );
-            let book = crate::book::open(&source)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{source}: {e}")))?
-                .expect("a book was asked for");
-            let opts = crate::book::openings::OpeningsOptions {
-                min_plies,
-                max_plies,
-                max_score,
-            };
-            let list = crate::book::openings::openings(&book, opts)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
-            let mut command = format!(
-                "vier book openings --min-plies {min_plies} --max-plies {max_plies} --max-score {max_score}"
-            );
-            if let crate::book::BookSource::File(path) = &source {
-                command += &format!(" --book {}", path.display());
-            }
-            openings_file(&book, &command, &opts, &list, &mut out).map(|_| ExitCode::SUCCESS)
         }
         BookCmd::Select {
             nodes,
@@ -305,14 +321,25 @@ pub fn run(cmd: BookCmd) -> io::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        BookCmd::Info { file, moves } => {
-            let book = load(&file)?;
-            info(&book, moves.as_deref(), &mut out).map(|_| ExitCode::SUCCESS)
+        BookCmd::Openings { .. } | BookCmd::Info { .. } => {
+            Err(io::Error::other("not a command that builds books"))
         }
     }
 }
 
+/// Without the `book-build` feature, the commands that make and check books say how to get them.
+#[cfg(not(feature = "book-build"))]
+fn build_commands(_: BookCmd, _: &mut dyn Write) -> io::Result<ExitCode> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this vier was built without book building (offline code, compiled on request): \
+         `cargo build --release --features book-build` makes one with `book build`, `merge`, \
+         `select`, `positions` and `verify`",
+    ))
+}
+
 /// The move strings of an `--extra` list, none without one.
+#[cfg(feature = "book-build")]
 fn read_list(path: Option<std::path::PathBuf>) -> io::Result<Vec<String>> {
     path.map_or(Ok(Vec::new()), |p| {
         crate::book_build::build::read_move_list(&p)
