@@ -264,8 +264,31 @@ class RulesTests(unittest.TestCase):
     def test_move_lists(self):
         self.assertEqual(rules.parse_move_list("4 4 5 3"), [4, 4, 5, 3])
         self.assertEqual(rules.parse_move_list("4453"), [4, 4, 5, 3])
+        self.assertEqual(rules.parse_move_list("ddec"), [4, 4, 5, 3])
+        self.assertEqual(rules.parse_move_list("jl", 12), [10, 12])
         with self.assertRaises(IllegalMove):
             rules.parse_move_list("44a")
+        with self.assertRaises(IllegalMove):  # past 9 columns a digit is no move
+            rules.parse_move_list("44", 12)
+        with self.assertRaises(IllegalMove):
+            rules.parse_move_list("m")
+
+    def test_a_board_of_12_columns_writes_letters_and_numbered_runs(self):
+        b = Board(12, 4)
+        for m in (12, 1, 10):
+            b.play(m)
+        self.assertEqual(b.move_string(), "laj")
+        self.assertEqual(b.to_fen(), "12/12/12/o8x1x o")
+        self.assertEqual(b.position_command("digits"), "position startpos moves 12 1 10")
+        self.assertEqual(b.played_text("cfour"), ["P@l1", "P@a1", "P@j1"])
+        again = Board.from_fen(b.to_fen(), 12, 4)
+        self.assertEqual(again.to_fen(), b.to_fen())
+        self.assertEqual(rules.board_from_opening("laj", 12, 4).to_fen(), b.to_fen())
+        self.assertEqual(b.parse_move("11"), 11)
+        with self.assertRaises(IllegalMove):
+            b.parse_move("13")
+        with self.assertRaises(ValueError):
+            Board(13, 4)
 
     def test_opening_file(self):
         import tempfile

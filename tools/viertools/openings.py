@@ -54,7 +54,7 @@ def load_openings(path: str | None, width: int, height: int, fmt: str | None = N
             elif fmt == "epd":
                 board = Board.from_fen(" ".join(item.split()[:2]), width, height)
             else:
-                board = board_from_moves(parse_move_list(item)[:plies], width, height)
+                board = board_from_moves(parse_move_list(item, width)[:plies], width, height)
         except (IllegalMove, ValueError) as e:
             raise ValueError(f"{path}: {where}: bad opening: {e}") from e
         if board.is_over():

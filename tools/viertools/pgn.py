@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .rules import FIRST, Board, IllegalMove, board_from_opening
+from .rules import FIRST, Board, IllegalMove, board_from_opening, parse_move_list
 
 # the referee's terminations under the names cutechess gives them in the Termination tag
 TERMINATION_TAG = {"win": "normal", "draw": "normal", "time_forfeit": "time forfeit",
@@ -58,7 +58,7 @@ def game_to_pgn(rec: dict, header: dict | None = None) -> str:
     if (width, height) != (7, 6):
         tags.append(("BoardSize", rec["size"]))  # not cutechess's: cfour is 7x6 there
     already = len(board.moves) if "/" not in rec["opening"] else 0
-    played = [int(ch) for ch in rec["moves"]][already:]
+    played = parse_move_list(rec["moves"], width)[already:]
     tags += [("Termination", TERMINATION_TAG[rec["termination"]]), ("PlyCount", str(len(played)))]
 
     tokens = []

@@ -1,9 +1,11 @@
 """The rules of Connect Four: the board, four in a row, move strings, board sizes, and the two
 notations engines speak.
 
-Columns are 1-based digits as vier's protocol writes them; rows are counted from the bottom.
-Notation `digits`: a move is its column (`4`), a position is vier's board string
-(`7/7/7/7/3o3/2oxx2 x`).  Notation `cfour` (cutechess-cli's Connect Four): a move is a drop
+Columns are 1-based numbers as vier's protocol writes them (`4`, `12`); rows are counted from
+the bottom. Move strings are one character a move: digits up to 9 columns, letters (`a` =
+column 1) on any width and the only form past 9 (vier's notation). Notation `digits`: a move is
+its column number (`4`, `12`), a position is vier's board string (`7/7/7/7/3o3/2oxx2 x`; runs of
+empty cells are numbers, `12/11o x` past 9 columns).  Notation `cfour` (cutechess-cli's Connect Four): a move is a drop
 `P@<file><rank>` (file a = column 1, rank 1 = bottom, the rank where the disc lands), a position
 is a FEN with the discs in hand (`7/7/7/7/7/7[PP..pp] w - - 0 1`).
 """
@@ -14,6 +16,7 @@ import re
 
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
+MAX_WIDTH = 12  # vier's widest published board; letters a..l name its columns
 
 EMPTY, FIRST, SECOND = 0, 1, 2
 DIRECTIONS = {
@@ -33,11 +36,11 @@ class IllegalMove(ValueError):
 
 
 class Board:
-    """Connect Four board; columns are 1-based digits, rows counted from the bottom."""
+    """Connect Four board; columns are 1-based numbers, rows counted from the bottom."""
 
     def __init__(self, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT):
-        if not 1 <= width <= 9:
-            raise ValueError("width must be 1..9 (columns are single digits)")
+        if not 1 <= width <= MAX_WIDTH:
+            raise ValueError(f"width must be 1..{MAX_WIDTH}")
         if not 1 <= height <= 32:
             raise ValueError("height must be 1..32")
         self.width = width
@@ -65,7 +68,8 @@ class Board:
         counts = {FIRST: 0, SECOND: 0}
         for y, row in zip(range(height - 1, -1, -1), rows):
             x = 0
-            for ch in row:
+            # a run of empty cells: one digit up to 9 columns, a number past 9 (`12`, `11o`)
+            for ch in re.findall(r"[0-9]+|.", row) if width > 9 else row:
                 if ch.isdigit():
                     x += int(ch)
                     continue
@@ -118,7 +122,8 @@ class Board:
         return [c + 1 for c in range(self.width) if self.heights[c] < self.height]
 
     def move_string(self) -> str:
-        return "".join(str(m) for m in self.moves)
+        """The moves as one character each: digits up to 9 columns, letters past 9."""
+        return "".join(column_char(m, self.width) for m in self.moves)
 
     # -- moves --
     def parse_move(self, text: str, notation: str = "digits") -> int:
@@ -230,12 +235,23 @@ def drop_text(col: int, rank: int) -> str:
     return f"P@{chr(ord('a') + col - 1)}{rank}"
 
 
-def parse_move_list(text: str) -> list[int]:
-    """'4 4 5 3', '4453' or '4,4,5,3' -> [4, 4, 5, 3] (digits only; not yet checked)."""
+def column_char(col: int, width: int) -> str:
+    """Column `col` in a move string: its digit up to 9 columns, its letter past 9."""
+    return str(col) if width <= 9 else chr(ord("a") + col - 1)
+
+
+def parse_move_list(text: str, width: int = DEFAULT_WIDTH) -> list[int]:
+    """'4 4 5 3', '4453', '4,4,5,3' or 'ddec' -> [4, 4, 5, 3]: one digit or one letter a move
+    (a = column 1), not both in one string, digits only up to 9 columns (not yet checked
+    against a board)."""
     cleaned = re.sub(r"[\s,]+", "", text)
-    if not re.fullmatch(r"[0-9]*", cleaned):
-        raise IllegalMove(f"'{text}' is not a move string (digits only)")
-    return [int(ch) for ch in cleaned]
+    if re.fullmatch(r"[0-9]*", cleaned):
+        if cleaned and width > 9:
+            raise IllegalMove(f"'{text}': past 9 columns moves are letters (a = column 1)")
+        return [int(ch) for ch in cleaned]
+    if re.fullmatch(r"[a-l]*", cleaned.lower()):
+        return [ord(ch) - ord("a") + 1 for ch in cleaned.lower()]
+    raise IllegalMove(f"'{text}' is not a move string (digits, or letters a-l, not both)")
 
 
 def board_from_moves(moves, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT) -> Board:
@@ -261,4 +277,4 @@ def board_from_opening(opening: str, width: int, height: int) -> Board:
     """An opening is a move string from the empty board, or (with a '/') a FEN to start from."""
     if "/" in opening:
         return Board.from_fen(opening, width, height)
-    return board_from_moves(parse_move_list(opening), width, height)
+    return board_from_moves(parse_move_list(opening, width), width, height)
