@@ -162,7 +162,7 @@ const OPTIONS: &[OptionDecl<Engine>] = &[
         name: "Hash",
         kind: Kind::Spin {
             default: DEFAULT_HASH_MB as u64,
-            min: 4,
+            min: 2,
             max: MAX_HASH_MB as u64,
             set: |e, mb| e.set_hash(mb as usize),
         },
