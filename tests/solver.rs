@@ -340,7 +340,7 @@ fn every_solved_size_matches_published_results() {
     check_sizes(
         &[
             "8x4", "5x7", "7x5", "6x6", "9x4", "4x10", "5x8", "8x5", "6x7", "7x6", "4x11", "5x9",
-            "4x12",
+            "4x12", "6x8", "10x4", "9x5",
         ],
         1024,
         2,
