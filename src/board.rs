@@ -214,16 +214,11 @@ impl fmt::Display for BoardError {
                 f,
                 "side to move '{given}' is inconsistent with the disc counts ('{expected}' must move)"
             ),
-            DigitOnWideBoard { pos, width } => write!(
-                f,
-                "digit at position {} on a board of {width} columns: columns past 9 are written as letters a..l",
-                pos + 1
-            ),
-            MixedNotation { pos } => write!(
-                f,
-                "move string mixes digits and letters at position {}: use one notation",
-                pos + 1
-            ),
+            // the notation's own words, not a second copy of them
+            DigitOnWideBoard { pos, width } => {
+                crate::notation::NotationError::DigitOnWideBoard { pos, width }.fmt(f)
+            }
+            MixedNotation { pos } => crate::notation::NotationError::MixedNotation { pos }.fmt(f),
             MissingSideToMove => write!(f, "missing side to move ('x' or 'o') after the board"),
             BothWon => write!(f, "both players have four in a row"),
             WinnerToMove => write!(

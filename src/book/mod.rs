@@ -1,6 +1,7 @@
 //! The opening book: the exact score of every position up to a given number of discs, made by
-//! vier itself (`vier book build`, `crate::book_build`, with the `book-build` feature) and looked up by the solver and the
-//! searcher. This module is below the solver: files and lookups only.
+//! vier itself (`vier book build`, `crate::book_build`, with the `book-build` feature) and
+//! looked up by the solver and the searcher. This module is below the solver: files and
+//! lookups only.
 //!
 //! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book,
 //! [`shard`] a shard file of a build in pieces (its bytes are drawn there), [`journal`] the file
