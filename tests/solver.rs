@@ -218,6 +218,27 @@ fn two_threads_stay_exact() {
     check_set_threads("Test_L1_R2", 30, true, 2);
 }
 
+#[test]
+fn a_node_budget_is_shared_by_the_threads_not_spent_by_each() {
+    use vier::control::SOLVER_POLL_NODES;
+    let budget = 400_000;
+    for threads in [1, 2, 4] {
+        let mut solver = Solver::new(16);
+        solver.set_threads(threads);
+        solver.set_race_after(0);
+        solver.set_limits(None, Some(budget));
+        // the empty board takes tens of millions of nodes: the budget ends it
+        assert!(solver.solve(&Position::<7, 6>::new()).is_err());
+        // each thread may pass its share by up to one poll interval
+        let most = budget + threads as u64 * SOLVER_POLL_NODES;
+        assert!(
+            solver.nodes() <= most,
+            "{threads} threads spent {} nodes of a budget of {budget}",
+            solver.nodes()
+        );
+    }
+}
+
 /// Pons' five sets, end to begin.
 const PONS_SETS: [&str; 5] = [
     "Test_L3_R1",

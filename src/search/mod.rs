@@ -421,7 +421,9 @@ impl Searcher {
         search_nodes: u64,
         control: &Arc<SearchControl>,
     ) -> Option<Vec<Line>> {
-        let budget = search_nodes.max(MIN_SOLVER_BUDGET).min(
+        // the search's work is the main thread's; the solver's budget counts all its threads'
+        let threads = self.solver.threads() as u64;
+        let budget = (search_nodes.max(MIN_SOLVER_BUDGET) * threads).min(
             self.main
                 .limits
                 .budget

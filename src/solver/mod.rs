@@ -36,7 +36,7 @@ use crate::book::Book;
 use crate::control::{Limits, NodeBudget, SearchControl};
 use crate::score;
 use crate::tt::{TableError, TransTable};
-use parallel::Busy;
+use parallel::{Busy, RootWindow};
 use settings::NEAR_TABLE_MB;
 use std::sync::Arc;
 
@@ -69,6 +69,10 @@ pub struct Solver {
     /// would miss) are looked up below this, to use a main line.
     book_line_moves: u32,
     book_hits: u64,
+    /// The root window shared by the threads of a race (`None` outside a race).
+    window: Option<Arc<RootWindow>>,
+    /// The null-window test the root search is running: is the score above this?
+    testing: i32,
 }
 
 /// Returned by searches that were interrupted by their limits.
@@ -104,6 +108,8 @@ impl Solver {
             book_moves: 0,
             book_line_moves: 0,
             book_hits: 0,
+            window: None,
+            testing: 0,
         }
     }
 

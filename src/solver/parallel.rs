@@ -1,6 +1,7 @@
-//! The solver's threads (Lazy SMP with a simplified ABDADA): helpers search the same position
-//! through the shared table, a move another thread is searching waits (the busy table), and the
-//! first thread to finish answers for all.
+//! The solver's threads (Lazy SMP with ABDADA): helpers search the same position through the
+//! shared table, a move another thread is searching waits (the busy table), the threads share
+//! the root's window (a test one thread answered, the others drop), and the first thread to
+//! finish answers for all.
 
 use super::settings::{BUSY_BITS, MAX_THREADS};
 use super::{Solver, Stopped};
@@ -11,11 +12,17 @@ use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-/// Positions being searched by some thread: one word per slot holding the key, set on entry
-/// and cleared on exit. A lost race only makes a thread search a move it could have deferred.
+/// Positions being searched by some thread, ABDADA's "busy" marks: one word per slot holding
+/// the key's high bits and, in its low byte, how many threads are inside that position.
+/// Counting matters: with one mark per key, the first thread to leave would clear it while
+/// others still search there. A key that takes an occupied slot overwrites it, and a lost race
+/// only makes a thread search a move it could have deferred: the marks steer, never decide.
 pub(super) struct Busy {
     slots: Vec<AtomicU64>,
 }
+
+/// The low byte of a slot counts the threads inside; the rest is the key's tag.
+const COUNT: u64 = 0xFF;
 
 impl Busy {
     pub(super) fn new() -> Busy {
@@ -24,28 +31,74 @@ impl Busy {
         }
     }
 
+    /// The slot of a key and the tag stored there (never 0: 0 is an empty slot).
     #[inline(always)]
-    fn slot(&self, key: u64) -> &AtomicU64 {
-        &self.slots[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUSY_BITS)) as usize]
+    fn slot<K: Bitboard>(&self, key: K) -> (&AtomicU64, u64) {
+        let key = key.fold64();
+        let i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUSY_BITS)) as usize;
+        (&self.slots[i], (key & !COUNT) | (COUNT + 1))
     }
 
     #[inline(always)]
     pub(super) fn enter<K: Bitboard>(&self, key: K) {
-        let key = key.fold64();
-        self.slot(key).store(key, Relaxed);
+        let (s, tag) = self.slot(key);
+        let _ = s.fetch_update(Relaxed, Relaxed, |w| {
+            Some(if w & !COUNT == tag {
+                (w + 1).min(tag | COUNT)
+            } else {
+                tag | 1
+            })
+        });
     }
 
     #[inline(always)]
     pub(super) fn leave<K: Bitboard>(&self, key: K) {
-        let key = key.fold64();
-        let s = self.slot(key);
-        let _ = s.compare_exchange(key, 0, Relaxed, Relaxed);
+        let (s, tag) = self.slot(key);
+        let _ = s.fetch_update(Relaxed, Relaxed, |w| {
+            (w & !COUNT == tag).then(|| if w & COUNT <= 1 { 0 } else { w - 1 })
+        });
     }
 
     #[inline(always)]
     pub(super) fn is_busy<K: Bitboard>(&self, key: K) -> bool {
-        let key = key.fold64();
-        self.slot(key).load(Relaxed) == key
+        let (s, tag) = self.slot(key);
+        s.load(Relaxed) & !COUNT == tag
+    }
+}
+
+/// The root's window, shared by the threads of a race: the bounds on the root's score that
+/// some thread has proven. Every thread narrows it with each null-window result and starts its
+/// next test from it; a thread whose test it has answered meanwhile drops that test at its next
+/// poll, instead of finishing a proof another thread has already made.
+pub(super) struct RootWindow(AtomicU64);
+
+impl RootWindow {
+    pub(super) fn new(min: i32, max: i32) -> RootWindow {
+        RootWindow(AtomicU64::new(Self::pack(min, max)))
+    }
+
+    fn pack(min: i32, max: i32) -> u64 {
+        (u64::from(min as u32) << 32) | u64::from(max as u32)
+    }
+
+    /// The bounds: the root's score is in `min..=max`.
+    pub(super) fn get(&self) -> (i32, i32) {
+        let w = self.0.load(Relaxed);
+        ((w >> 32) as u32 as i32, w as u32 as i32)
+    }
+
+    /// Adds what a thread proved: the score is in `min..=max`.
+    pub(super) fn narrow(&self, min: i32, max: i32) {
+        let _ = self.0.fetch_update(Relaxed, Relaxed, |w| {
+            let (lo, hi) = ((w >> 32) as u32 as i32, w as u32 as i32);
+            Some(Self::pack(lo.max(min), hi.min(max)))
+        });
+    }
+
+    /// Whether the bounds already say if the score is above `med`.
+    pub(super) fn answers(&self, med: i32) -> bool {
+        let (lo, hi) = self.get();
+        lo > med || hi <= med
     }
 }
 
@@ -54,9 +107,12 @@ impl Solver {
     /// position at the same time through the shared table, and the first thread to finish gives
     /// the answer (Lazy SMP). All keep the same move order, but a move that another thread is
     /// searching waits until the others are done (simplified ABDADA, see [`Busy`]), so at the
-    /// nodes where every move must be searched the threads share the moves out. (Varying the
-    /// helpers' move order near the root instead, as before, gave no speed-up on the empty
-    /// board: a helper's varied first move at a node that needs only one is wasted work.) The
+    /// nodes where every move must be searched the threads share the moves out. The root's
+    /// null-window tests are shared too ([`RootWindow`]). (Varying the helpers' move order near
+    /// the root instead, as before, gave no speed-up on the empty board: a helper's varied
+    /// first move at a node that needs only one is wasted work. Deferring a busy first move
+    /// where the node failed low before, and marking positions busy deeper than `NEAR_PLIES`,
+    /// made 16 threads slower; without the busy marks 16 threads take 5 times as long.) The
     /// table is kept.
     pub fn set_threads(&mut self, threads: usize) {
         let n = threads.clamp(1, MAX_THREADS) - 1;
@@ -108,8 +164,8 @@ impl Solver {
         }
     }
 
-    /// Runs `search` on this solver and on every helper at once; the first to finish answers
-    /// and stops the others. Nodes and book hits add up.
+    /// Runs `search` on this solver and on every helper at once, sharing one [`RootWindow`];
+    /// the first to finish answers and stops the others. Nodes and book hits add up.
     fn race<F>(&mut self, search: F) -> Result<i32, Stopped>
     where
         F: Fn(&mut Solver) -> Result<i32, Stopped> + Sync,
@@ -123,22 +179,35 @@ impl Solver {
                 race.stop();
             }
         };
+        let window = Arc::new(RootWindow::new(i32::MIN, i32::MAX));
         let mut helpers = std::mem::take(&mut self.helpers);
+        // A node budget counts every thread's nodes: each gets its share, so that a budget
+        // lasts as long with any number of threads (and the caller's next step has its rest).
+        let outer = self.limits.budget;
+        let share = outer
+            .remaining(self.nodes)
+            .map(|r| r / (helpers.len() as u64 + 1));
         std::thread::scope(|scope| {
             for h in helpers.iter_mut() {
                 h.limits = Limits {
                     control: self.limits.control.clone(),
                     group: Some(race.clone()),
-                    budget: NodeBudget::start(h.nodes, self.limits.budget.remaining(self.nodes)),
+                    budget: NodeBudget::start(h.nodes, share),
                 };
+                h.window = Some(window.clone());
                 let (search, finish) = (&search, &finish);
                 scope.spawn(move || finish(search(h)));
             }
             self.limits.group = Some(race.clone());
+            self.limits.budget = NodeBudget::start(self.nodes, share);
+            self.window = Some(window.clone());
             finish(search(self));
+            self.window = None;
             self.limits.group = None;
+            self.limits.budget = outer;
         });
         for h in &mut helpers {
+            h.window = None;
             self.nodes += std::mem::take(&mut h.nodes);
             self.book_hits += std::mem::take(&mut h.book_hits);
             h.limits = Limits::default();
@@ -163,14 +232,14 @@ mod tests {
     #[test]
     fn busy_marks_only_the_key_entered_and_leaving_clears_only_its_own_mark() {
         let b = Busy::new();
-        let (k, other) = (0x1234_5678_9abc, 0x0fed_cba9_8765);
+        let (k, other) = (0x1234_5678_9abc_u64, 0x0fed_cba9_8765_u64);
         assert!(!b.is_busy(k));
         b.enter(k);
         assert!(b.is_busy(k));
         assert!(!b.is_busy(other));
         // another key taking the slot: leaving the first key must not clear its mark
         let mut clash = other;
-        while !std::ptr::eq(b.slot(clash), b.slot(k)) {
+        while !std::ptr::eq(b.slot(clash).0, b.slot(k).0) {
             clash += 1;
         }
         b.enter(clash);
@@ -179,5 +248,47 @@ mod tests {
         assert!(b.is_busy(clash));
         b.leave(clash);
         assert!(!b.is_busy(clash));
+    }
+
+    #[test]
+    fn a_position_stays_busy_until_the_last_thread_inside_leaves() {
+        let b = Busy::new();
+        let k = 0xdead_beef_1234_u64;
+        b.enter(k);
+        b.enter(k);
+        b.leave(k);
+        assert!(b.is_busy(k), "one thread is still inside");
+        b.leave(k);
+        assert!(!b.is_busy(k));
+        // a leave too many changes nothing
+        b.leave(k);
+        assert!(!b.is_busy(k));
+    }
+
+    #[test]
+    fn the_root_window_keeps_the_tightest_bounds_any_thread_proved() {
+        let w = RootWindow::new(-21, 21);
+        assert_eq!(w.get(), (-21, 21));
+        w.narrow(-3, 21);
+        w.narrow(-21, 5);
+        // a weaker result from a slower thread widens nothing
+        w.narrow(-10, 12);
+        assert_eq!(w.get(), (-3, 5));
+        assert!(!w.answers(0), "0 < score is still open");
+        assert!(w.answers(-4) && w.answers(5));
+        w.narrow(1, 5);
+        assert!(w.answers(0), "the score is above 0");
+    }
+
+    #[test]
+    fn a_busy_count_saturates_instead_of_wrapping_into_the_tag() {
+        let b = Busy::new();
+        let k = 0x5555_aaaa_0000_u64;
+        for _ in 0..300 {
+            b.enter(k);
+        }
+        assert!(b.is_busy(k));
+        let (s, tag) = b.slot(k);
+        assert_eq!(s.load(Relaxed) & !COUNT, tag);
     }
 }

@@ -52,7 +52,15 @@ impl Solver {
         // A window close to the score costs most, one far from it little (a quick win or loss
         // is a shallow proof): once at most STEP_RANGE scores are left, the tests step out from
         // 0 instead of halving, which skips a test just beside the score more often than not.
-        while min < max {
+        // In a race every thread starts from what all have proven (see `RootWindow`).
+        loop {
+            if let Some(w) = &self.window {
+                let (lo, hi) = w.get();
+                (min, max) = (min.max(lo), max.min(hi));
+            }
+            if min >= max {
+                break;
+            }
             let mut med = min + (max - min) / 2;
             if max - min <= STEP_RANGE {
                 med = if min >= 0 {
@@ -67,8 +75,14 @@ impl Solver {
             } else if med >= 0 && max / 2 > med {
                 med = max / 2;
             }
+            self.testing = med;
             let r = self.search(p, med, med + 1);
             if self.stopped {
+                if self.window_answered() && !self.limits.reached(self.nodes) {
+                    // another thread answered this test: go on from its bounds
+                    self.stopped = false;
+                    continue;
+                }
                 return Err(Stopped);
             }
             if r <= med {
@@ -76,8 +90,19 @@ impl Solver {
             } else {
                 min = r;
             }
+            if let Some(w) = &self.window {
+                w.narrow(min, max);
+            }
         }
         Ok(min)
+    }
+
+    /// Whether another thread of the race has answered the root's test in progress.
+    #[inline(always)]
+    fn window_answered(&self) -> bool {
+        self.window
+            .as_ref()
+            .is_some_and(|w| w.answers(self.testing))
     }
 
     /// Whether the exact score of `p` is at most `bound` (one null-window search).
@@ -131,7 +156,9 @@ impl Solver {
         debug_assert!(alpha < beta);
         debug_assert!(!p.can_win_next());
         self.nodes += 1;
-        if poll_due(self.nodes, SOLVER_POLL_NODES) && self.limits.reached(self.nodes) {
+        if poll_due(self.nodes, SOLVER_POLL_NODES)
+            && (self.limits.reached(self.nodes) || self.window_answered())
+        {
             self.stopped = true;
         }
         if self.stopped {
@@ -268,7 +295,7 @@ impl Solver {
         while i < n {
             let col = cols[i] as usize;
             i += 1;
-            let Some(o) = ends[col] else {
+            let Some(mut o) = ends[col] else {
                 continue;
             };
             if track
@@ -281,6 +308,16 @@ impl Solver {
                 n += 1;
                 continue;
             }
+            let mut settled = None;
+            if track && !first {
+                // Another thread may have settled or bounded the move since this node
+                // resolved it (a deferred move most of all): look again before searching.
+                let bit = next & Geometry::<W, H, B>::column_mask(col);
+                match self.resolve(p.after(bit), -beta, -alpha) {
+                    Resolved::Value(v) => settled = Some(-v),
+                    Resolved::Search(fresh) => o = fresh,
+                }
+            }
             // the move's value, from the position its forced moves lead to
             let value = |s: &mut Self, a: i32, b: i32| {
                 if o.same {
@@ -289,7 +326,9 @@ impl Solver {
                     s.negamax(&o, a, b)
                 }
             };
-            let s = if first || beta - alpha == 1 {
+            let s = if let Some(s) = settled {
+                s
+            } else if first || beta - alpha == 1 {
                 value(self, alpha, beta)
             } else {
                 // principal variation search: prove the move is no better, re-search if it is
