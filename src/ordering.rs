@@ -20,24 +20,26 @@ pub const fn column_order<const W: usize>() -> [usize; W] {
 
 use crate::bits::{Bitboard, MAX_WIDTH};
 
-/// A small fixed-capacity list of moves kept sorted by score; no heap allocation.
-pub struct MoveSorter<B: Bitboard = u64> {
+/// A small fixed-capacity list of moves kept sorted by score; no heap allocation. `N` is the
+/// capacity: the board's width where the caller knows it, so that a 7-column node does not
+/// fill slots for 12 (callgrind, 7x6: 1.6% fewer instructions on Test_L2_R2, 1.1% on L1_R1).
+pub struct MoveSorter<B: Bitboard = u64, const N: usize = MAX_WIDTH> {
     // ascending by score; among equal scores the one added last is taken first
-    moves: [(B, u8, i32); MAX_WIDTH],
+    moves: [(B, u8, i32); N],
     len: usize,
 }
 
-impl<B: Bitboard> Default for MoveSorter<B> {
+impl<B: Bitboard, const N: usize> Default for MoveSorter<B, N> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<B: Bitboard> MoveSorter<B> {
+impl<B: Bitboard, const N: usize> MoveSorter<B, N> {
     #[inline(always)]
     pub fn new() -> Self {
         MoveSorter {
-            moves: [(B::ZERO, 0, 0); MAX_WIDTH],
+            moves: [(B::ZERO, 0, 0); N],
             len: 0,
         }
     }
@@ -63,7 +65,7 @@ impl<B: Bitboard> MoveSorter<B> {
     }
 }
 
-impl<B: Bitboard> Iterator for MoveSorter<B> {
+impl<B: Bitboard, const N: usize> Iterator for MoveSorter<B, N> {
     /// The move's cell bit and 0-based column.
     type Item = (B, usize);
     #[inline(always)]

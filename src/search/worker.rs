@@ -364,7 +364,7 @@ impl Worker {
             NO_MOVE
         };
         let killers = self.killers[ply];
-        let mut sorter = MoveSorter::new();
+        let mut sorter = MoveSorter::<B, W>::new();
         for &col in column_order::<W>().iter().rev() {
             let bit = next & Geometry::<W, H, B>::column_mask(col);
             if bit.is_zero() {

@@ -215,7 +215,7 @@ impl Solver {
         let mut ends = [None; W];
         // our threats right above an opponent threat can never be played first
         let opp_threats = p.opponent_winning_cells();
-        let mut sorter = MoveSorter::new();
+        let mut sorter = MoveSorter::<B, W>::new();
         let order = column_order::<W>();
         if (moves as u32) + 1 < NEAR_PLIES {
             // Children's entries in the large table are cache misses: ask for all of them
