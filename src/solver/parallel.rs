@@ -81,16 +81,19 @@ impl RootWindow {
         (u64::from(min as u32) << 32) | u64::from(max as u32)
     }
 
+    fn unpack(w: u64) -> (i32, i32) {
+        ((w >> 32) as u32 as i32, w as u32 as i32)
+    }
+
     /// The bounds: the root's score is in `min..=max`.
     pub(super) fn get(&self) -> (i32, i32) {
-        let w = self.0.load(Relaxed);
-        ((w >> 32) as u32 as i32, w as u32 as i32)
+        Self::unpack(self.0.load(Relaxed))
     }
 
     /// Adds what a thread proved: the score is in `min..=max`.
     pub(super) fn narrow(&self, min: i32, max: i32) {
         let _ = self.0.fetch_update(Relaxed, Relaxed, |w| {
-            let (lo, hi) = ((w >> 32) as u32 as i32, w as u32 as i32);
+            let (lo, hi) = Self::unpack(w);
             Some(Self::pack(lo.max(min), hi.min(max)))
         });
     }
