@@ -124,8 +124,8 @@ impl_bitboard!(u128);
 
 /// The registry of board sizes: every size in the published results (`tests/data/sizes.md`),
 /// listed under the bits type its `W * (H + 1)` bits need. Calls
-/// `$crate::$callback!{ $($args)* ; u64: (W, H) ... ; u128: (W, H) ... }`; [`crate::with_size!`],
-/// [`crate::with_size64!`] and [`SIZES`] are expanded from it, so a size is added here alone.
+/// `$crate::$callback!{ $($args)* ; u64: (W, H) ... ; u128: (W, H) ... }`; [`crate::with_size!`]
+/// and [`SIZES`] are expanded from it, so a size is added here alone.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! size_registry {

@@ -1058,20 +1058,3 @@ macro_rules! with_size {
         $body
     }};
 }
-
-/// [`with_size!`] for code written over 64-bit boards only (the book): `$body` for the sizes whose
-/// board is a `u64`, `$wide` (an expression, no `W` or `H`) for the others.
-#[macro_export]
-macro_rules! with_size64 {
-    ($size:expr, $body:expr, $wide:expr) => {{
-        let size: $crate::board::Size = $size;
-        $crate::size_registry!(with_size64; @arms size, $body, $wide)
-    }};
-    (@arms $size:ident, $body:expr, $wide:expr;
-        u64: $(($w:literal, $h:literal))*; u128: $(($w2:literal, $h2:literal))*) => {
-        match ($size.width(), $size.height()) {
-            $(($w, $h) => $crate::with_size!(@arm $w, $h, u64, $body),)*
-            _ => $wide,
-        }
-    };
-}

@@ -152,6 +152,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            // a file asked for must be of the positions' size (the built-in 7x6 book is
+            // simply not consulted on another board)
+            if let (vier::book::BookSource::File(_), Some(b)) = (&source, &book) {
+                if (b.width(), b.height()) != (size.width(), size.height()) {
+                    eprintln!(
+                        "error: {source}: a {}x{} book, and the positions are {size} (--size)",
+                        b.width(),
+                        b.height()
+                    );
+                    return ExitCode::from(2);
+                }
+            }
             let opts = cli::solve::SolveOptions {
                 weak,
                 all,

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use vier::board::{Position, Size};
 use vier::book::journal::journal_path;
-use vier::book::{checksum, image_checksum, position_from_key, Book, BookError};
+use vier::book::{checksum, image_checksum, key_as, position_from_key, Book, BookError};
 use vier::book_build::build::{build, enumerate, solve_entry, verify, BuildOptions};
 use vier::control::SearchControl;
 use vier::ordering::column_order;
@@ -16,6 +16,11 @@ use vier::search::{Iteration, SearchLimits, Searcher};
 use vier::solver::Solver;
 
 type P = Position<7, 6>;
+
+/// The 64-bit position of a book key, if it is one.
+fn decode<const W: usize, const H: usize>(key: u128) -> Option<Position<W, H>> {
+    key_as(key).and_then(position_from_key::<W, H, u64>)
+}
 
 fn shipped() -> Book {
     Book::embedded_result().expect("the embedded book parses")
@@ -33,7 +38,7 @@ fn shipped_book_is_7x6_and_holds_every_early_position() {
     let book = shipped();
     assert_eq!((book.width(), book.height()), (7, 6));
     assert!(book.depth() >= 4, "depth {}", book.depth());
-    let plies = enumerate::<7, 6>(book.depth());
+    let plies = enumerate::<7, 6, u64>(book.depth());
     let all: usize = plies.iter().map(Vec::len).sum();
     let within = book
         .entries()
@@ -41,7 +46,7 @@ fn shipped_book_is_7x6_and_holds_every_early_position() {
         .count();
     assert_eq!(within, all);
     for k in plies.iter().flatten() {
-        assert!(book.probe_key(*k).is_some(), "missing {k:#x}");
+        assert!(book.probe_key((*k).into()).is_some(), "missing {k:#x}");
     }
 }
 
@@ -91,7 +96,7 @@ fn every_entry_is_negamax_of_its_children() {
     let book = shipped();
     let mut line = 0;
     for (key, entry) in book.values() {
-        let p = position_from_key::<7, 6>(key).expect("keys decode");
+        let p = decode::<7, 6>(key).expect("keys decode");
         assert!(!p.is_game_over());
         let best = entry.best_col().expect("every entry has a best move");
         assert!(p.can_play(best), "{:?}", p.to_move_string());
@@ -129,14 +134,14 @@ fn every_entry_is_negamax_of_its_children() {
 fn last_ply_agrees_with_the_solver_on_a_sample() {
     let book = shipped();
     let mut out = Vec::new();
-    let last: Vec<(u64, i32)> = book
+    let last: Vec<(u128, i32)> = book
         .entries()
         .filter(|(k, _)| vier::book::key_discs(*k, 7, 6) == book.depth())
         .collect();
     let mut solver = Solver::new(64);
     // every 997th entry: spread over the whole ply, the same sample every run
     for &(key, score) in last.iter().step_by(997).take(8) {
-        let p = position_from_key::<7, 6>(key).unwrap();
+        let p = decode::<7, 6>(key).unwrap();
         assert_eq!(solver.solve(&p), Ok(score), "{:?}", p.to_move_string());
         out.push(key);
     }
@@ -155,10 +160,10 @@ fn verify_a_large_sample() {
 
 #[test]
 fn keys_decode_to_their_positions() {
-    let plies = enumerate::<5, 4>(8);
+    let plies = enumerate::<5, 4, u64>(8);
     let mut n = 0;
     for k in plies.iter().flatten() {
-        let p = position_from_key::<5, 4>(*k).expect("decodes");
+        let p = position_from_key::<5, 4, _>(*k).expect("decodes");
         assert_eq!(p.symmetric_key().0, *k);
         assert_eq!(
             Position::<5, 4>::from_moves(&p.to_move_string().unwrap()).unwrap(),
@@ -168,8 +173,8 @@ fn keys_decode_to_their_positions() {
     }
     assert!(n > 10_000);
     // not keys: a column above the board's height, more of the mover's discs than the other's
-    assert!(position_from_key::<4, 4>(0b11111).is_none());
-    assert!(position_from_key::<4, 4>(0b10).is_none());
+    assert!(position_from_key::<4, 4, u64>(0b11111).is_none());
+    assert!(position_from_key::<4, 4, u64>(0b10).is_none());
 }
 
 /// A build of a `(width, height)` board, no main line, no extra positions, 16 MB tables.
@@ -206,11 +211,11 @@ fn small_board_build_agrees_with_the_solver_everywhere() {
     let dir = temp_dir("full");
     let book = small_book(&dir, 7);
     assert_eq!(book.depth(), 7);
-    let plies = enumerate::<5, 4>(7);
+    let plies = enumerate::<5, 4, u64>(7);
     assert_eq!(book.len(), plies.iter().map(Vec::len).sum::<usize>());
     let mut solver = Solver::new(16);
     for (key, score) in book.entries() {
-        let p = position_from_key::<5, 4>(key).unwrap();
+        let p = decode::<5, 4>(key).unwrap();
         assert_eq!(solver.solve(&p), Ok(score), "{:?}", p.to_move_string());
     }
     // and `verify` agrees, best moves included
@@ -311,7 +316,7 @@ fn extra_positions_are_solved_and_kept() {
         ..options((5, 4), 4, 2, dir.join("5x4.book"))
     };
     let book = build(&opts, &mut Vec::new()).expect("builds");
-    let plies = enumerate::<5, 4>(4);
+    let plies = enumerate::<5, 4, u64>(4);
     let full: usize = plies.iter().map(Vec::len).sum();
     // "1234512" and "5432154" are mirror images; "3333" is within the depth already
     assert_eq!(book.len(), full + 2);
@@ -346,12 +351,12 @@ fn extra_positions_are_solved_and_kept() {
 fn build_resumes_from_its_journal() {
     let dir = temp_dir("resume");
     let out = dir.join("5x4.book");
-    let plies = enumerate::<5, 4>(6);
+    let plies = enumerate::<5, 4, u64>(6);
     let mut solver = Solver::new(16);
     let mut journal = b"VIERJRN2\x05\x04".to_vec();
     let planted = plies[6][10];
     for &k in plies[6].iter().take(40) {
-        let p = position_from_key::<5, 4>(k).unwrap();
+        let p = position_from_key::<5, 4, _>(k).unwrap();
         let e = solve_entry(&mut solver, &p, None);
         let s = if k == planted { e.score + 1 } else { e.score };
         journal.extend_from_slice(&k.to_le_bytes());
@@ -365,9 +370,9 @@ fn build_resumes_from_its_journal() {
     let book = build(&opts, &mut log).expect("builds");
     let log = String::from_utf8(log).unwrap();
     assert!(log.contains("40 of"), "{log}");
-    let p = position_from_key::<5, 4>(planted).unwrap();
+    let p = position_from_key::<5, 4, _>(planted).unwrap();
     let truth = Solver::new(16).solve(&p).unwrap();
-    assert_eq!(book.probe_key(planted), Some(truth + 1));
+    assert_eq!(book.probe_key(planted.into()), Some(truth + 1));
     let mut vout = Vec::new();
     let sum = verify(&book, usize::MAX, 1, 16, &mut vout).unwrap();
     assert!(sum.mismatches >= 1);
@@ -381,12 +386,12 @@ fn build_resumes_from_its_journal() {
 #[test]
 fn an_entry_with_every_child_known_takes_its_move_from_them() {
     let dir = temp_dir("settle");
-    let plies = enumerate::<5, 4>(4);
+    let plies = enumerate::<5, 4, u64>(4);
     let mut solver = Solver::new(16);
     // a leaf without a win at once, and the centre-most column with its score
     let (key, p) = plies[4]
         .iter()
-        .map(|&k| (k, position_from_key::<5, 4>(k).unwrap()))
+        .map(|&k| (k, position_from_key::<5, 4, _>(k).unwrap()))
         .find(|(_, p)| !p.can_win_next())
         .unwrap();
     let score = solver.solve(&p).unwrap();
@@ -519,7 +524,7 @@ fn damaged_files_are_refused_with_a_reason() {
         bytes[16..24].copy_from_slice(&sum.to_le_bytes());
     };
     // two neighbours in one bucket, so that swapped they are out of order
-    let keys: Vec<u64> = book.entries().map(|(k, _)| k).collect();
+    let keys: Vec<u128> = book.entries().map(|(k, _)| k).collect();
     let i = (0..keys.len() - 1)
         .find(|&i| keys[i] >> low == keys[i + 1] >> low)
         .expect("a bucket holds two entries");
@@ -796,11 +801,11 @@ fn known_bounds_are_sound_and_kept_between_moves() {
     let mut truth = Solver::new(16);
     let mut solver = Solver::new(16);
     solver.set_book(Some(book.clone()));
-    let plies = enumerate::<5, 4>(8);
+    let plies = enumerate::<5, 4, u64>(8);
     // just past the book: every position has a parent in it
     let mut exact = 0;
     for &k in plies[6].iter().step_by(7) {
-        let p = position_from_key::<5, 4>(k).unwrap();
+        let p = position_from_key::<5, 4, _>(k).unwrap();
         let lb = solver
             .known_lower_bound(&p)
             .expect("a parent is in the book");
@@ -811,7 +816,7 @@ fn known_bounds_are_sound_and_kept_between_moves() {
     assert!(exact > 10, "{exact}");
     let (mut kept, mut checked) = (0, 0);
     for &k in plies[8].iter().step_by(97) {
-        let q = position_from_key::<5, 4>(k).unwrap();
+        let q = position_from_key::<5, 4, _>(k).unwrap();
         if q.can_win_next() {
             continue;
         }
@@ -874,7 +879,7 @@ fn main_line_extends_the_book_and_a_rebuild_reuses_it() {
     assert_eq!(book.max_moves(), 13);
     let mut truth = Solver::new(16);
     for (key, score) in book.entries() {
-        let p = position_from_key::<5, 4>(key).unwrap();
+        let p = decode::<5, 4>(key).unwrap();
         assert_eq!(truth.solve(&p), Ok(score), "{:?}", p.to_move_string());
     }
     let mut solver = Solver::new(16);

@@ -6,6 +6,7 @@ mod common;
 
 use common::run_vier;
 use std::collections::HashSet;
+use vier::bits::Bitboard;
 use vier::board::{Position, Size};
 use vier::book::shard::ShardSpec;
 use vier::book::Book;
@@ -22,7 +23,7 @@ const A212693: [usize; 7] = [1, 7, 49, 238, 1120, 4263, 16422];
 #[test]
 fn candidates_are_every_position_of_the_ply_once() {
     for (d, &published) in A212693.iter().enumerate() {
-        let list = positions_with::<7, 6>(d as u32);
+        let list = positions_with::<7, 6, u64>(d as u32);
         let mut keys = HashSet::new();
         let mut both_sides = 0;
         for m in &list {
@@ -37,24 +38,21 @@ fn candidates_are_every_position_of_the_ply_once() {
     for (size, d) in [("7x6", 8), ("5x4", 9), ("6x5", 10)] {
         let size: Size = size.parse().unwrap();
         let list = positions(size, d, ShardSpec::WHOLE);
-        let keys: HashSet<u64> = vier::with_size64!(
-            size,
-            {
-                list.iter()
-                    .map(|m| {
-                        let p = Position::<W, H>::from_moves(m).unwrap();
-                        assert!(!p.is_game_over(), "{m}");
-                        p.symmetric_key().0
-                    })
-                    .collect()
-            },
-            unreachable!("a 64-bit size")
-        );
-        let ply: HashSet<u64> = vier::with_size64!(
-            size,
-            enumerate::<W, H>(d)[d as usize].iter().copied().collect(),
-            unreachable!("a 64-bit size")
-        );
+        let keys: HashSet<u128> = vier::with_size!(size, {
+            list.iter()
+                .map(|m| {
+                    let p = Position::<W, H, B>::from_moves(m).unwrap();
+                    assert!(!p.is_game_over(), "{m}");
+                    p.symmetric_key().0.to_u128()
+                })
+                .collect()
+        });
+        let ply: HashSet<u128> = vier::with_size!(size, {
+            enumerate::<W, H, B>(d)[d as usize]
+                .iter()
+                .map(|k| k.to_u128())
+                .collect()
+        });
         assert_eq!(list.len(), keys.len(), "{size} {d}: repeats");
         assert_eq!(keys, ply, "{size} {d}");
     }
@@ -73,7 +71,7 @@ fn the_shards_of_a_ply_split_it() {
         assert!(part.len() > whole.len() / 10, "{k}: {}", part.len());
         for m in part {
             let key = Position::<6, 5>::from_moves(&m).unwrap().symmetric_key().0;
-            assert!(spec.holds::<6, 5>(key), "{m}");
+            assert!(spec.holds::<6, 5, _>(key), "{m}");
             assert!(seen.insert(m), "in two shards");
         }
     }
@@ -87,7 +85,7 @@ fn the_shards_of_a_ply_split_it() {
 fn a_books_list_past_its_depth_builds_it_again() {
     let dir = std::env::temp_dir().join(format!("vier-held-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let ply7 = positions_with::<5, 4>(7);
+    let ply7 = positions_with::<5, 4, u64>(7);
     let (first, second): (Vec<String>, Vec<String>) = (
         ply7.iter().step_by(7).cloned().collect(),
         ply7.iter().skip(3).step_by(7).cloned().collect(),
@@ -175,7 +173,10 @@ fn same_bytes(a: &Book, b: &Book) {
 /// Every eighth position of 6x5 with 6 discs (about 500): proofs of a few thousand nodes, some
 /// past the budgets below.
 fn candidates() -> Vec<String> {
-    positions_with::<6, 5>(6).into_iter().step_by(8).collect()
+    positions_with::<6, 5, u64>(6)
+        .into_iter()
+        .step_by(8)
+        .collect()
 }
 
 fn opts(nodes: u64, threads: usize) -> SelectOptions {
@@ -266,7 +267,10 @@ fn the_command_prints_the_kept_positions_and_refuses_bad_candidates() {
     let o = run_vier(&["book", "positions", "--size", "6x5", "--discs", "6"], "");
     assert!(o.status.success());
     let ply = String::from_utf8_lossy(&o.stdout).to_string();
-    assert_eq!(ply.lines().collect::<Vec<_>>(), positions_with::<6, 5>(6));
+    assert_eq!(
+        ply.lines().collect::<Vec<_>>(),
+        positions_with::<6, 5, u64>(6)
+    );
     let list = candidates();
     let dir = std::env::temp_dir().join(format!("vier-select-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

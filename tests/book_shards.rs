@@ -95,16 +95,16 @@ fn merged_shards_are_the_unsharded_book_byte_for_byte() {
                 let shard = Shard::load(p).unwrap();
                 assert_eq!((shard.size, shard.depth), (s, depth));
                 assert!(shard.entries().all(|(k, _)| match (s.width(), s.height()) {
-                    (5, 4) => shard.spec.holds::<5, 4>(k),
-                    _ => shard.spec.holds::<6, 4>(k),
+                    (5, 4) => shard.spec.holds::<5, 4, _>(k),
+                    _ => shard.spec.holds::<6, 4, _>(k),
                 }));
                 shard.len()
             })
             .sum();
         let d = depth as usize;
         let expected = match (s.width(), s.height()) {
-            (5, 4) => enumerate::<5, 4>(depth)[d].len(),
-            _ => enumerate::<6, 4>(depth)[d].len(),
+            (5, 4) => enumerate::<5, 4, u64>(depth)[d].len(),
+            _ => enumerate::<6, 4, u64>(depth)[d].len(),
         };
         assert_eq!(ply_len, expected);
         let merged = dir.join("merged.book");
@@ -127,9 +127,9 @@ fn merged_shards_are_the_unsharded_book_byte_for_byte() {
 fn an_extra_list_is_sharded_and_merged_like_the_ply() {
     let dir = temp_dir("extra");
     let (size, depth, n) = ("5x4", 6, 3);
-    let plies = enumerate::<5, 4>(8);
+    let plies = enumerate::<5, 4, u64>(8);
     let moves = |k: u64| {
-        position_from_key::<5, 4>(k)
+        position_from_key::<5, 4, _>(k)
             .and_then(|p| p.to_move_string())
             .unwrap()
     };
@@ -158,13 +158,13 @@ fn an_extra_list_is_sharded_and_merged_like_the_ply() {
             build_shard(&with(out.clone(), &extra), spec, &mut Vec::new()).unwrap();
             // its part of the list, by the ply's rule
             let shard = Shard::load(&out).unwrap();
-            let deeper: Vec<u64> = shard
+            let deeper: Vec<u128> = shard
                 .entries()
                 .map(|(k, _)| k)
                 .filter(|&k| key_discs(k, 5, 4) > depth)
                 .collect();
             assert!(!deeper.is_empty());
-            assert!(deeper.iter().all(|&k| spec.holds::<5, 4>(k)));
+            assert!(deeper.iter().all(|&k| spec.holds::<5, 4, _>(k)));
             out
         })
         .collect();
@@ -211,12 +211,12 @@ fn a_shard_over_a_book_solves_only_what_the_book_lacks() {
     let (size, depth, n) = ("5x4", 6, 2);
     let base = dir.join("base.book");
     build(&opts(size, depth, base.clone()), &mut Vec::new()).unwrap();
-    let plies = enumerate::<5, 4>(8);
+    let plies = enumerate::<5, 4, u64>(8);
     let extra: Vec<String> = plies[8]
         .iter()
         .step_by(13)
         .map(|&k| {
-            position_from_key::<5, 4>(k)
+            position_from_key::<5, 4, _>(k)
                 .and_then(|p| p.to_move_string())
                 .unwrap()
         })
@@ -237,7 +237,7 @@ fn a_shard_over_a_book_solves_only_what_the_book_lacks() {
         let log = String::from_utf8(log).unwrap();
         let part = plies[depth as usize]
             .iter()
-            .filter(|&&k| spec.holds::<5, 4>(k))
+            .filter(|&&k| spec.holds::<5, 4, _>(k))
             .count();
         let listed = Shard::load(&over).unwrap().len() - part;
         assert_ne!(part, listed);
@@ -296,12 +296,12 @@ fn the_main_line_is_added_at_the_merge() {
 /// together: neighbours in depth-first order share a shard far more often than 1 in N.
 #[test]
 fn shards_split_the_ply_evenly_by_key() {
-    let plies = enumerate::<5, 4>(8);
+    let plies = enumerate::<5, 4, u64>(8);
     let ply = &plies[8];
     for n in [2u32, 3, 7] {
         let mut counts = vec![0usize; n as usize];
         for &k in ply {
-            counts[shard_of::<5, 4>(k, n) as usize] += 1;
+            counts[shard_of::<5, 4, _>(k, n) as usize] += 1;
         }
         let mean = ply.len() / n as usize;
         for c in &counts {
@@ -311,14 +311,14 @@ fn shards_split_the_ply_evenly_by_key() {
     // 38% on this ply; each position's own key hashed would give about 1 in 7 (15%)
     let together = ply
         .windows(2)
-        .filter(|w| shard_of::<5, 4>(w[0], 7) == shard_of::<5, 4>(w[1], 7))
+        .filter(|w| shard_of::<5, 4, _>(w[0], 7) == shard_of::<5, 4, _>(w[1], 7))
         .count();
     assert!(
         together * 10 > (ply.len() - 1) * 3,
         "{together} of {} neighbours share a shard",
         ply.len() - 1
     );
-    assert!(ply.iter().all(|&k| shard_of::<5, 4>(k, 1) == 0));
+    assert!(ply.iter().all(|&k| shard_of::<5, 4, _>(k, 1) == 0));
     assert_eq!(
         "3/8".parse::<ShardSpec>(),
         Ok(ShardSpec::new(3, 8).unwrap())
@@ -363,9 +363,9 @@ fn shards_that_do_not_belong_together_are_refused() {
     // a split into very many shards is named by its first missing ones, not listed whole
     let s0 = Shard::load(&parts[0]).unwrap();
     let spec = ShardSpec::new(7, u32::MAX).unwrap();
-    let entries: Vec<(u64, Entry)> = s0
+    let entries: Vec<(u128, Entry)> = s0
         .entries()
-        .filter(|&(k, _)| spec.holds::<5, 4>(k))
+        .filter(|&(k, _)| spec.holds::<5, 4, _>(k))
         .collect();
     let huge = dir.join("huge-split");
     Shard::new(s0.size, 6, spec, s0.ply_positions, entries)
@@ -464,7 +464,7 @@ fn shards_that_do_not_belong_together_are_refused() {
     // sound files whose entries are not their part: one left out, one of another shard
     let s1 = Shard::load(&parts[1]).unwrap();
     let size = s1.size;
-    let mut entries: Vec<(u64, Entry)> = s1.entries().collect();
+    let mut entries: Vec<(u128, Entry)> = s1.entries().collect();
     entries.pop();
     Shard::new(size, 6, s1.spec, s1.ply_positions, entries.clone())
         .save(&damaged)

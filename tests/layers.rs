@@ -38,7 +38,7 @@ fn place(module: &str) -> Option<(usize, usize)> {
     // `with_size!` is exported at the crate root but belongs to the rules
     // the macros are exported at the crate root but belong to their modules
     let module = match module {
-        "with_size" | "with_size64" => "board",
+        "with_size" => "board",
         "size_registry" | "size_table" => "bits",
         other => other,
     };

@@ -44,6 +44,8 @@
 //!               E = ceil((L+C)/8); T = 25 + 4*2^B
 //! ```
 //!
+//! The boards past 64 bits (5x12 to 8x9, 80 bits at most) are written the same way: their
+//! keys' low bits and code make entries of up to 12 bytes (8x9 with no buckets: 80 + 10 bits).
 //! On 7x6 a key has 49 bits and the code 9 (43 scores times 8). The writer picks the B that
 //! makes the file smallest ([`Packing::smallest`]): from 1.1 million entries on B = 18, so an
 //! entry is 5 bytes (31 key bits and the code) and the table 1 MiB. The buckets make the stored
@@ -67,6 +69,14 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"VIERBOOK";
+
+/// A key as a book holds it, in memory and at its interface: wide enough for every registered
+/// board (80 bits at most), so one `Book` type serves them all and a file needs no width of its
+/// own. The code that makes a book holds its keys as the board's bits type instead (`u64` on
+/// the 64-bit boards: a 7x6 build's tables keep their size) and widens them only here, at the
+/// book's boundary; a lookup widens a `u64` key for free. Packed in the file, a key takes its
+/// board's `W*(H+1)` bits, whatever this type: the format does not depend on it.
+pub type BookKey = u128;
 pub const VERSION: u8 = 4;
 const HEADER: usize = 24;
 /// A bucket table of more than 2^24 buckets (64 MiB) is refused as damage.
@@ -155,7 +165,7 @@ impl fmt::Display for BookError {
             BookError::BadSize { width, height } => {
                 write!(
                     f,
-                    "the book is for a {width}x{height} board, for which vier has no books"
+                    "the book is for a {width}x{height} board, which vier does not play"
                 )
             }
             BookError::Checksum { stored, computed } => write!(
@@ -256,7 +266,7 @@ pub fn orient(c: usize, width: usize, mirrored: bool) -> usize {
 pub(crate) fn encode_entries(
     width: usize,
     height: usize,
-    keys: &[u64],
+    keys: &[BookKey],
     values: &[Entry],
 ) -> Vec<u8> {
     let kb = key_bytes(width, height);
@@ -282,7 +292,7 @@ pub(crate) fn decode_entries(
     width: usize,
     height: usize,
     with_moves: bool,
-) -> Result<(Vec<u64>, Vec<Entry>), BookError> {
+) -> Result<(Vec<BookKey>, Vec<Entry>), BookError> {
     let kb = key_bytes(width, height);
     let max = (width * height).div_ceil(2) as i32;
     let size = entry_bytes(width, height, with_moves);
@@ -290,9 +300,9 @@ pub(crate) fn decode_entries(
     let mut keys = Vec::with_capacity(count);
     let mut values = Vec::with_capacity(count);
     for (index, e) in body.chunks_exact(size).enumerate() {
-        let mut k = [0u8; 8];
+        let mut k = [0u8; 16];
         k[..kb].copy_from_slice(&e[..kb]);
-        let key = u64::from_le_bytes(k);
+        let key = BookKey::from_le_bytes(k);
         let score = e[kb] as i8;
         if keys.last().is_some_and(|&last| last >= key) {
             return Err(BookError::Unsorted { index });
@@ -334,6 +344,9 @@ impl Packing {
         let key_bits = (width * (height + 1)) as u32;
         let max_score = (width * height).div_ceil(2) as i32;
         let largest = (2 * max_score as u64 + 1) * (width as u64 + 1) - 1;
+        // an entry is read and written as one u128: the widest board's 80 key bits and
+        // 10 code bits fit
+        debug_assert!(key_bits + (64 - largest.leading_zeros()) <= u128::BITS);
         (bucket_bits <= key_bits.min(MAX_BUCKET_BITS)).then_some(Packing {
             width,
             max_score,
@@ -375,8 +388,8 @@ impl Packing {
         1 + self.table_bytes() + count * self.entry_bytes()
     }
 
-    fn bucket(&self, key: u64) -> usize {
-        (key as u128 >> self.low_bits()) as usize
+    fn bucket(&self, key: BookKey) -> usize {
+        (key >> self.low_bits()) as usize
     }
 
     fn low_mask(&self) -> u128 {
@@ -385,12 +398,12 @@ impl Packing {
 
     /// The bytes from offset 24 on: the bucket bits, the table and the entries (keys sorted
     /// ascending by the caller).
-    fn encode(&self, keys: &[u64], values: &[Entry]) -> Vec<u8> {
+    fn encode<K: Bitboard>(&self, keys: &[K], values: &[Entry]) -> Vec<u8> {
         let mut body = Vec::with_capacity(self.body_bytes(keys.len()));
         body.push(self.bucket_bits as u8);
         let mut next = 0;
         for b in 0..1usize << self.bucket_bits {
-            while next < keys.len() && self.bucket(keys[next]) < b {
+            while next < keys.len() && self.bucket(keys[next].to_u128()) < b {
                 next += 1;
             }
             body.extend_from_slice(&(next as u32).to_le_bytes());
@@ -398,7 +411,7 @@ impl Packing {
         let width = self.width as u128 + 1;
         for (&k, e) in keys.iter().zip(values) {
             let code = (e.score as i64 + self.max_score as i64) as u128 * width + e.best as u128;
-            let packed = (k as u128 & self.low_mask()) | code << self.low_bits();
+            let packed = (k.to_u128() & self.low_mask()) | code << self.low_bits();
             body.extend_from_slice(&packed.to_le_bytes()[..self.entry_bytes()]);
         }
         body
@@ -439,15 +452,16 @@ impl Packing {
     }
 
     /// Every `(key, code)` of `body`, by key.
-    fn codes<'a>(&'a self, body: &'a [u8], count: usize) -> impl Iterator<Item = (u64, u128)> + 'a {
+    fn codes<'a>(
+        &'a self,
+        body: &'a [u8],
+        count: usize,
+    ) -> impl Iterator<Item = (BookKey, u128)> + 'a {
         (0..1usize << self.bucket_bits).flat_map(move |bucket| {
             let high = (bucket as u128) << self.low_bits();
             (self.start(body, bucket)..self.end(body, bucket, count)).map(move |index| {
                 let packed = self.packed(body, index);
-                (
-                    (high | (packed & self.low_mask())) as u64,
-                    packed >> self.low_bits(),
-                )
+                (high | (packed & self.low_mask()), packed >> self.low_bits())
             })
         })
     }
@@ -491,12 +505,12 @@ impl Packing {
 
     /// The entry of `key` in `body`, if it is there: its bucket's entries searched by binary
     /// search on the low bits.
-    fn find(&self, body: &[u8], count: usize, key: u64) -> Option<Entry> {
-        if self.key_bits < 64 && key >> self.key_bits != 0 {
+    fn find(&self, body: &[u8], count: usize, key: BookKey) -> Option<Entry> {
+        if key >> self.key_bits != 0 {
             return None;
         }
         let bucket = self.bucket(key);
-        let low = key as u128 & self.low_mask();
+        let low = key & self.low_mask();
         let (mut lo, mut hi) = (self.start(body, bucket), self.end(body, bucket, count));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -529,10 +543,10 @@ pub struct Book {
 }
 
 /// The file image of sorted distinct `keys` and their `values`, packed by `packing`.
-fn file_image(
+fn file_image<K: Bitboard>(
     (width, height, depth): (usize, usize, u32),
     packing: Packing,
-    keys: &[u64],
+    keys: &[K],
     values: &[Entry],
 ) -> Vec<u8> {
     let body = packing.encode(keys, values);
@@ -576,29 +590,42 @@ impl fmt::Debug for Book {
 }
 
 /// Discs on the board of a position key (see [`position_from_key`]).
-pub fn key_discs(key: u64, width: usize, height: usize) -> u32 {
+pub fn key_discs(key: BookKey, width: usize, height: usize) -> u32 {
+    // the 64-bit boards count in u64: a book's check runs this once per entry at every start
+    if width * (height + 1) <= 64 {
+        discs_of(key as u64, width, height)
+    } else {
+        discs_of(key, width, height)
+    }
+}
+
+/// [`key_discs`] over the key's own bits type: each column's field is `2^h - 1 + own discs`,
+/// whose highest set bit after adding 1 is at `h`.
+fn discs_of<K: Bitboard>(key: K, width: usize, height: usize) -> u32 {
     let h1 = height + 1;
-    let column = (1u64 << h1) - 1;
+    let column = K::from_u128((1u128 << h1) - 1);
     (0..width)
-        .map(|c| 63 - (((key >> (c * h1)) & column) + 1).leading_zeros())
+        .map(|c| K::BITS - 1 - (((key >> (c * h1)) & column) + K::ONE).leading_zeros())
         .sum()
 }
 
 impl Book {
-    /// A book from `(symmetric key, entry)` pairs in any order (duplicates keep the first).
-    pub fn from_entries(
+    /// A book from `(symmetric key, entry)` pairs in any order (duplicates keep the first). The
+    /// keys come as the board's bits type `K` (a build's `u64` on 7x6, say: its millions of
+    /// entries are not widened to sort them), or as [`BookKey`]s.
+    pub fn from_entries<K: Bitboard>(
         width: usize,
         height: usize,
         depth: u32,
-        mut entries: Vec<(u64, Entry)>,
+        mut entries: Vec<(K, Entry)>,
     ) -> Book {
         entries.sort_unstable_by_key(|e| e.0);
         entries.dedup_by_key(|e| e.0);
         let max_moves = entries
             .iter()
-            .map(|e| key_discs(e.0, width, height))
+            .map(|e| key_discs(e.0.to_u128(), width, height))
             .fold(depth, u32::max);
-        let (keys, values): (Vec<u64>, Vec<Entry>) = entries.into_iter().unzip();
+        let (keys, values): (Vec<K>, Vec<Entry>) = entries.into_iter().unzip();
         let packing = Packing::smallest(width, height, keys.len());
         Book {
             width,
@@ -635,9 +662,7 @@ impl Book {
         if version != VERSION {
             return Err(BookError::UnsupportedVersion(version));
         }
-        // books are of the 64-bit boards (see crate::book_build::wide_refusal)
-        if crate::board::Size::new(width as usize, height as usize).map_or(true, |s| s.bits() > 64)
-        {
+        if crate::board::Size::new(width as usize, height as usize).is_err() {
             return Err(BookError::BadSize { width, height });
         }
         let (w, h) = (width as usize, height as usize);
@@ -750,7 +775,7 @@ impl Book {
     }
 
     fn image(&self, packing: Packing) -> Vec<u8> {
-        let (keys, values): (Vec<u64>, Vec<Entry>) = self.values().unzip();
+        let (keys, values): (Vec<BookKey>, Vec<Entry>) = self.values().unzip();
         file_image(
             (self.width, self.height, self.depth),
             packing,
@@ -798,24 +823,24 @@ impl Book {
     }
 
     /// `(symmetric key, score)` of every entry, by key.
-    pub fn entries(&self) -> impl Iterator<Item = (u64, i32)> + '_ {
+    pub fn entries(&self) -> impl Iterator<Item = (BookKey, i32)> + '_ {
         self.values().map(|(k, e)| (k, e.score as i32))
     }
 
     /// `(symmetric key, entry)` of every entry, by key.
-    pub fn values(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
+    pub fn values(&self) -> impl Iterator<Item = (BookKey, Entry)> + '_ {
         self.packing
             .codes(self.body(), self.count)
             .map(|(k, code)| (k, self.packing.entry(code)))
     }
 
     /// The score stored under a symmetric key.
-    pub fn probe_key(&self, key: u64) -> Option<i32> {
+    pub fn probe_key(&self, key: BookKey) -> Option<i32> {
         self.entry_key(key).map(|e| e.score as i32)
     }
 
     /// The entry stored under a symmetric key.
-    pub fn entry_key(&self, key: u64) -> Option<Entry> {
+    pub fn entry_key(&self, key: BookKey) -> Option<Entry> {
         self.packing.find(self.body(), self.count, key)
     }
 
@@ -833,7 +858,7 @@ impl Book {
         if !self.covers::<W, H>(p.moves()) {
             return None;
         }
-        self.probe_key(narrow(p.symmetric_key().0)?)
+        self.probe_key(p.symmetric_key().0.to_u128())
     }
 
     /// The exact score of `p` and its best move (a 0-based column of `p`), if the book holds
@@ -846,37 +871,40 @@ impl Book {
             return None;
         }
         let (key, mirrored) = p.symmetric_key();
-        let e = self.entry_key(narrow(key)?)?;
+        let e = self.entry_key(key.to_u128())?;
         Some((orient(e.best_col()?, W, mirrored), e.score as i32))
     }
 }
 
-/// A key as books store it: books are of 64-bit boards only (a wider board has no book, and
-/// `vier book build` refuses it), so a wider key is in no book.
+/// A book key as the key of a board whose bits are `B`: `None` if it has bits that `B` has not
+/// (then it is the key of no position of that board).
 #[inline(always)]
-fn narrow<B: Bitboard>(key: B) -> Option<u64> {
-    u64::try_from(key.to_u128()).ok()
+pub fn key_as<B: Bitboard>(key: BookKey) -> Option<B> {
+    (B::BITS >= BookKey::BITS || key >> B::BITS == 0).then(|| B::from_u128(key))
 }
 
 /// The position with this key (see [`Position::key`]), if the key is one: each column's bits
 /// hold `2^h - 1 + own discs` for a column of height `h`, and the side to move must have as
-/// many discs as the other side, or one fewer.
-pub fn position_from_key<const W: usize, const H: usize>(key: u64) -> Option<Position<W, H>> {
+/// many discs as the other side, or one fewer. The key is of the board's own bits type `B` (a
+/// book's [`BookKey`] goes through [`key_as`] first).
+pub fn position_from_key<const W: usize, const H: usize, B: Bitboard>(
+    key: B,
+) -> Option<Position<W, H, B>> {
     let h1 = H + 1;
-    let column = (1u64 << h1) - 1;
-    if W * h1 < 64 && key >> (W * h1) != 0 {
+    let column = B::from_u128((1u128 << h1) - 1);
+    if W * h1 < B::BITS as usize && !(key >> (W * h1)).is_zero() {
         return None;
     }
-    let (mut current, mut mask) = (0u64, 0u64);
+    let (mut current, mut mask) = (B::ZERO, B::ZERO);
     for c in 0..W {
         let v = (key >> (c * h1)) & column;
         // the height is the position of the highest set bit of v + 1
-        let h = (64 - (v + 1).leading_zeros() - 1) as usize;
+        let h = (B::BITS - (v + B::ONE).leading_zeros() - 1) as usize;
         if h > H {
             return None;
         }
-        let own = v + 1 - (1u64 << h);
-        let col_mask = (1u64 << h) - 1;
+        let own = v + B::ONE - B::bit(h);
+        let col_mask = B::bit(h) - B::ONE;
         current |= own << (c * h1);
         mask |= col_mask << (c * h1);
     }
@@ -885,8 +913,8 @@ pub fn position_from_key<const W: usize, const H: usize>(key: u64) -> Option<Pos
     if theirs != own && theirs != own + 1 {
         return None;
     }
-    let p = Position::<W, H>::from_raw(current, mask);
-    debug_assert_eq!(p.key(), key);
+    let p = Position::<W, H, B>::from_raw(current, mask);
+    debug_assert!(p.key() == key);
     Some(p)
 }
 
@@ -897,14 +925,14 @@ mod tests {
     use proptest::prelude::*;
 
     /// Sorted distinct keys of a board's key width, with entries of every score and column.
-    fn table(size: Size, raw: &[(u64, i8, u8)]) -> (Vec<u64>, Vec<Entry>) {
+    fn table(size: Size, raw: &[(u128, i8, u8)]) -> (Vec<BookKey>, Vec<Entry>) {
         let (w, h) = (size.width(), size.height());
         let bits = w * (h + 1);
         let max = (w * h).div_ceil(2) as i32;
-        let mut rows: Vec<(u64, Entry)> = raw
+        let mut rows: Vec<(BookKey, Entry)> = raw
             .iter()
             .map(|&(k, s, b)| {
-                let key = if bits == 64 { k } else { k & ((1 << bits) - 1) };
+                let key = k & ((1 << bits) - 1);
                 let score = (s as i32).rem_euclid(2 * max + 1) - max;
                 let best = b % w as u8 + 1;
                 (key, Entry::new(score, Some(best as usize - 1)))
@@ -915,38 +943,156 @@ mod tests {
         rows.into_iter().unzip()
     }
 
+    /// Packs `raw` on `size` with `bits` bucket bits and checks that it reads back: the
+    /// entries, their order, and every lookup, hit or miss.
+    fn reads_back(size: Size, raw: &[(u128, i8, u8)], bits: u32) -> Result<(), TestCaseError> {
+        let (keys, values) = table(size, raw);
+        let (w, h) = (size.width(), size.height());
+        let packing = Packing::new(w, h, bits).unwrap();
+        let body = packing.encode(&keys, &values);
+        prop_assert_eq!(body.len(), packing.body_bytes(keys.len()));
+        let n = keys.len();
+        let most = keys.iter().map(|&k| key_discs(k, w, h)).max().unwrap_or(0);
+        prop_assert_eq!(packing.check(&body, n, h), Ok(most));
+        let read: Vec<(BookKey, Entry)> = packing
+            .codes(&body, n)
+            .map(|(k, c)| (k, packing.entry(c)))
+            .collect();
+        let written: Vec<(BookKey, Entry)> =
+            keys.iter().copied().zip(values.iter().copied()).collect();
+        prop_assert_eq!(read, written);
+        // every key is found where it lies, and its neighbours that are not keys are not
+        let top = w * (h + 1) - 1;
+        for (&k, &e) in keys.iter().zip(&values) {
+            prop_assert_eq!(packing.find(&body, n, k), Some(e));
+            for other in [
+                k.wrapping_sub(1),
+                k.wrapping_add(1),
+                k ^ 1 << 40,
+                k ^ 1 << top,
+            ] {
+                if keys.binary_search(&other).is_err() {
+                    prop_assert_eq!(packing.find(&body, n, other), None);
+                }
+            }
+        }
+        Ok(())
+    }
+
     proptest! {
-        /// Every packing the format allows reads back what was written, on every board.
+        /// Every packing the format allows reads back what was written, on every 64-bit board.
         #[test]
         fn every_packing_reads_back(
             size in 0..Size::all().filter(|s| s.bits() == 64).count(),
             raw in proptest::collection::vec(any::<(u64, i8, u8)>(), 0..200),
             bits in 0..=MAX_BUCKET_BITS.min(12),
         ) {
-            // books are of the 64-bit boards (see crate::book_build::wide_refusal)
             let size = Size::all().filter(|s| s.bits() == 64).nth(size).unwrap();
-            let (keys, values) = table(size, &raw);
-            let (w, h) = (size.width(), size.height());
-            let packing = Packing::new(w, h, bits).unwrap();
-            let body = packing.encode(&keys, &values);
-            prop_assert_eq!(body.len(), packing.body_bytes(keys.len()));
-            let n = keys.len();
-            let most = keys.iter().map(|&k| key_discs(k, w, h)).max().unwrap_or(0);
-            prop_assert_eq!(packing.check(&body, n, h), Ok(most));
-            let read: Vec<(u64, Entry)> =
-                packing.codes(&body, n).map(|(k, c)| (k, packing.entry(c))).collect();
-            let written: Vec<(u64, Entry)> = keys.iter().copied().zip(values.iter().copied()).collect();
-            prop_assert_eq!(read, written);
-            // every key is found where it lies, and its neighbours that are not keys are not
-            for (&k, &e) in keys.iter().zip(&values) {
-                prop_assert_eq!(packing.find(&body, n, k), Some(e));
-                for other in [k.wrapping_sub(1), k.wrapping_add(1), k ^ 1 << 40] {
-                    if keys.binary_search(&other).is_err() {
-                        prop_assert_eq!(packing.find(&body, n, other), None);
-                    }
-                }
-            }
+            let raw: Vec<(u128, i8, u8)> = raw.iter().map(|&(k, s, b)| (k as u128, s, b)).collect();
+            reads_back(size, &raw, bits)?;
         }
+
+        /// On the boards of more than 64 bits too, with keys whose bits above 64 are set: the
+        /// packing and the whole file, written and read again.
+        #[test]
+        fn every_packing_of_a_wide_board_reads_back(
+            size in 0..Size::all().filter(|s| s.bits() == 128).count(),
+            raw in proptest::collection::vec(any::<(u128, i8, u8)>(), 1..200),
+            bits in 0..=MAX_BUCKET_BITS.min(12),
+        ) {
+            let size = Size::all().filter(|s| s.bits() == 128).nth(size).unwrap();
+            let (w, h) = (size.width(), size.height());
+            prop_assume!(raw.iter().any(|&(k, _, _)| k >> 64 & ((1 << (w * (h + 1) - 64)) - 1) != 0));
+            reads_back(size, &raw, bits)?;
+            let (keys, values) = table(size, &raw);
+            prop_assert!(keys.iter().any(|&k| k >> 64 != 0));
+            let book = Book::from_entries(w, h, 3, keys.iter().copied().zip(values.iter().copied()).collect());
+            let bytes = book.image(Packing::new(w, h, bits).unwrap());
+            let read = Book::from_bytes(&bytes).unwrap();
+            prop_assert_eq!(&read, &book);
+            prop_assert_eq!((read.width(), read.height(), read.len()), (w, h, keys.len()));
+            for (&k, &e) in keys.iter().zip(&values) {
+                prop_assert_eq!(read.entry_key(k), Some(e));
+            }
+            prop_assert_eq!(Book::from_bytes(&read.to_bytes()).unwrap().to_bytes(), book.to_bytes());
+        }
+    }
+
+    /// Plays `moves` (column choices, each taken modulo the legal ones) on a board of `size`
+    /// over its own bits type, and checks at every position that its key and its symmetric
+    /// key decode to it (or its mirror image) and count its discs. Returns the widest key's
+    /// highest bit.
+    fn keys_decode(size: Size, moves: &[u8]) -> Result<u32, TestCaseError> {
+        crate::with_size!(size, {
+            let mut p = Position::<W, H, B>::new();
+            let mut top = 0;
+            for &m in moves {
+                for (key, q) in [
+                    (p.key(), p),
+                    (p.symmetric_key().0, {
+                        if p.symmetric_key().1 {
+                            p.mirrored()
+                        } else {
+                            p
+                        }
+                    }),
+                ] {
+                    prop_assert_eq!(position_from_key::<W, H, B>(key), Some(q));
+                    let wide = key.to_u128();
+                    prop_assert_eq!(key_as::<B>(wide), Some(key));
+                    prop_assert_eq!(key_discs(wide, W, H), p.moves());
+                    top = top.max(128 - wide.leading_zeros());
+                }
+                let legal: Vec<usize> = p.legal_columns().collect();
+                if p.is_game_over() || legal.is_empty() {
+                    break;
+                }
+                p.play_col(legal[m as usize % legal.len()]);
+            }
+            Ok(top)
+        })
+    }
+
+    proptest! {
+        /// On every board past 64 bits, positions of random games decode from their keys,
+        /// whose bits reach past 64 (on 8x8, say, the last column starts at bit 63).
+        #[test]
+        fn wide_positions_decode_from_their_keys(
+            size in 0..Size::all().filter(|s| s.bits() == 128).count(),
+            moves in proptest::collection::vec(any::<u8>(), 0..90),
+        ) {
+            let size = Size::all().filter(|s| s.bits() == 128).nth(size).unwrap();
+            keys_decode(size, &moves)?;
+        }
+
+        /// The same over the 64-bit boards (their keys widened to book keys and back).
+        #[test]
+        fn narrow_positions_decode_from_their_keys(
+            size in 0..Size::all().filter(|s| s.bits() == 64).count(),
+            moves in proptest::collection::vec(any::<u8>(), 0..70),
+        ) {
+            let size = Size::all().filter(|s| s.bits() == 64).nth(size).unwrap();
+            keys_decode(size, &moves)?;
+        }
+    }
+
+    /// The key bits past 64 are a board's own: a key wider than the board's is no position,
+    /// and no entry of its book.
+    #[test]
+    fn keys_past_the_board_are_nobodys() {
+        let mut p = Position::<8, 9, u128>::new();
+        for c in [7, 7, 0, 6, 7] {
+            p.play_col(c);
+        }
+        let key = p.symmetric_key().0;
+        assert!(key >> 64 != 0, "the last column lies past bit 64");
+        assert_eq!(position_from_key::<8, 9, u128>(key | 1 << 80), None);
+        assert_eq!(key_as::<u64>(key), None);
+        let book = Book::from_entries(8, 9, 0, vec![(key, Entry::new(3, Some(2)))]);
+        assert_eq!(book.probe_key(key), Some(3));
+        assert_eq!(book.probe_key(key | 1 << 80), None);
+        assert_eq!(book.probe_key(key ^ 1 << 70), None);
+        assert_eq!(book.get(&p), Some(3));
     }
 
     /// The writer's choice on 7x6 for the sizes the shipped book has had and may have:

@@ -9,6 +9,7 @@
 //! score comes from the book, which must hold every position up to `max_plies` discs.
 
 use super::Book;
+use crate::bits::Bitboard;
 use crate::board::{Position, Size};
 use std::collections::HashSet;
 use std::fmt;
@@ -71,23 +72,19 @@ pub fn openings(book: &Book, opts: OpeningsOptions) -> Result<Vec<Opening>, Open
         });
     }
     let size = Size::new(book.width(), book.height()).expect("a book's size is one vier plays");
-    let mut out = crate::with_size64!(
-        size,
-        {
-            let mut found = Vec::new();
-            let mut seen = HashSet::new();
-            walk::<W, H>(
-                &Position::new(),
-                &mut String::new(),
-                book,
-                &opts,
-                &mut seen,
-                &mut found,
-            );
-            found
-        },
-        Vec::new()
-    );
+    let mut out = crate::with_size!(size, {
+        let mut found = Vec::new();
+        let mut seen = HashSet::new();
+        walk::<W, H, B>(
+            &Position::new(),
+            &mut String::new(),
+            book,
+            &opts,
+            &mut seen,
+            &mut found,
+        );
+        found
+    });
     out.sort_by(|a, b| (a.moves.len(), &a.moves).cmp(&(b.moves.len(), &b.moves)));
     Ok(out)
 }
@@ -95,12 +92,12 @@ pub fn openings(book: &Book, opts: OpeningsOptions) -> Result<Vec<Opening>, Open
 /// Depth first, columns in increasing order: of all move strings of one length, the smallest
 /// comes first, so the first to reach a position (or its mirror) is the one kept; a position
 /// seen before is not walked again, since whatever follows it was reached from there already.
-fn walk<const W: usize, const H: usize>(
-    p: &Position<W, H>,
+fn walk<const W: usize, const H: usize, B: Bitboard>(
+    p: &Position<W, H, B>,
     moves: &mut String,
     book: &Book,
     opts: &OpeningsOptions,
-    seen: &mut HashSet<u64>,
+    seen: &mut HashSet<B>,
     found: &mut Vec<Opening>,
 ) {
     if !seen.insert(p.symmetric_key().0) {
@@ -127,7 +124,7 @@ fn walk<const W: usize, const H: usize>(
             if q.is_full() {
                 continue;
             }
-            moves.push_str(&(c + 1).to_string());
+            moves.push(crate::notation::column_char(c, W));
             walk(&q, moves, book, opts, seen, found);
             moves.pop();
         }

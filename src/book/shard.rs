@@ -26,16 +26,19 @@
 //!     24     4  entry count E: the positions of this shard, every one of them (its part of
 //!                 the ply and of the `--extra` list; `merge --extra` checks both)
 //!     28     8  FNV-1a 64 checksum of bytes 0..28 followed by the E entries' bytes
-//!     36   E*B  entries sorted by key, ascending, as in the book (see [`super::format`]):
-//!                 B = ceil(W*(H+1)/8) bytes of key, the score as an i8, the best move as a u8
+//!     36 E*(Y+2) entries sorted by key, ascending, as in a version-2 book: the key's low
+//!                 Y = ceil(W*(H+1)/8) bytes (7 on 7x6, at most 8 up to 64 bits, 9 or 10 on
+//!                 the boards past 64 bits), the score as an i8, the best move as a u8
 //! ```
 //!
 //! A shard file is written only when its part is complete (until then the build's journal
 //! holds the work); the checksum also covers the header, so a damaged K or N is caught.
 
 use super::format::{
-    checksum, decode_entries, encode_entries, entry_bytes, position_from_key, BookError, Entry,
+    checksum, decode_entries, encode_entries, entry_bytes, position_from_key, BookError, BookKey,
+    Entry,
 };
+use crate::bits::Bitboard;
 use crate::board::{Position, Size};
 use std::fmt;
 use std::path::Path;
@@ -73,9 +76,9 @@ impl ShardSpec {
     }
 
     /// Whether the position with this symmetric key is in this shard.
-    pub fn holds<const W: usize, const H: usize>(&self, key: u64) -> bool {
+    pub fn holds<const W: usize, const H: usize, B: Bitboard>(&self, key: B) -> bool {
         // the whole holds every key: no grandparent to find
-        self.count == 1 || shard_of::<W, H>(key, self.count) == self.index
+        self.count == 1 || shard_of::<W, H, B>(key, self.count) == self.index
     }
 }
 
@@ -106,17 +109,18 @@ pub(crate) fn mix64(mut z: u64) -> u64 {
 }
 
 /// The shard of `count` that holds the position with this symmetric key (see the module
-/// documentation: its grandparent's key, mixed).
-pub fn shard_of<const W: usize, const H: usize>(key: u64, count: u32) -> u32 {
-    let grandparent = canonical_parent::<W, H>(canonical_parent::<W, H>(key));
-    (mix64(grandparent) % count.max(1) as u64) as u32
+/// documentation: its grandparent's key, mixed). A key of more than 64 bits is folded to 64
+/// first ([`Bitboard::fold64`]), which leaves a 64-bit key as it is.
+pub fn shard_of<const W: usize, const H: usize, B: Bitboard>(key: B, count: u32) -> u32 {
+    let grandparent = canonical_parent::<W, H, B>(canonical_parent::<W, H, B>(key));
+    (mix64(grandparent.fold64()) % count.max(1) as u64) as u32
 }
 
 /// The symmetric key of the position before the last mover's top disc in the leftmost column
 /// with one (the last disc dropped is on top of its column, so there is one); the key itself
 /// for the empty board or a key that is no position.
-fn canonical_parent<const W: usize, const H: usize>(key: u64) -> u64 {
-    let Some(p) = position_from_key::<W, H>(key) else {
+fn canonical_parent<const W: usize, const H: usize, B: Bitboard>(key: B) -> B {
+    let Some(p) = position_from_key::<W, H, B>(key) else {
         return key;
     };
     let last_mover = p.mask() & !p.current();
@@ -124,10 +128,10 @@ fn canonical_parent<const W: usize, const H: usize>(key: u64) -> u64 {
         .map(|c| p.column_height(c))
         .enumerate()
         .filter(|&(_, h)| h > 0)
-        .map(|(c, h)| 1u64 << (c * (H + 1) + h - 1))
-        .find(|top| last_mover & top != 0)
+        .map(|(c, h)| B::bit(c * (H + 1) + h - 1))
+        .find(|&top| !(last_mover & top).is_zero())
         .map_or(key, |top| {
-            let parent = Position::<W, H>::from_raw(last_mover & !top, p.mask() & !top);
+            let parent = Position::<W, H, B>::from_raw(last_mover & !top, p.mask() & !top);
             parent.symmetric_key().0
         })
 }
@@ -220,7 +224,8 @@ pub struct Shard {
     pub spec: ShardSpec,
     /// Positions with `depth` discs in the whole ply, over all shards.
     pub ply_positions: u32,
-    keys: Vec<u64>,
+    /// Widened to [`BookKey`]s, as a book's: a shard is read before its size is known.
+    keys: Vec<BookKey>,
     values: Vec<Entry>,
 }
 
@@ -229,13 +234,14 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 }
 
 impl Shard {
-    /// A shard from `(symmetric key, entry)` pairs in any order.
-    pub fn new(
+    /// A shard from `(symmetric key, entry)` pairs in any order, the keys of the board's bits
+    /// type or [`BookKey`]s.
+    pub fn new<K: Bitboard>(
         size: Size,
         depth: u32,
         spec: ShardSpec,
         ply_positions: u32,
-        mut entries: Vec<(u64, Entry)>,
+        mut entries: Vec<(K, Entry)>,
     ) -> Shard {
         entries.sort_unstable_by_key(|e| e.0);
         entries.dedup_by_key(|e| e.0);
@@ -244,7 +250,7 @@ impl Shard {
             depth,
             spec,
             ply_positions,
-            keys: entries.iter().map(|e| e.0).collect(),
+            keys: entries.iter().map(|e| e.0.to_u128()).collect(),
             values: entries.iter().map(|e| e.1).collect(),
         }
     }
@@ -258,7 +264,7 @@ impl Shard {
     }
 
     /// `(symmetric key, entry)` of every entry, by key.
-    pub fn entries(&self) -> impl Iterator<Item = (u64, Entry)> + '_ {
+    pub fn entries(&self) -> impl Iterator<Item = (BookKey, Entry)> + '_ {
         self.keys.iter().copied().zip(self.values.iter().copied())
     }
 
@@ -393,5 +399,63 @@ impl Shard {
         let tmp = std::path::PathBuf::from(tmp);
         std::fs::write(&tmp, self.to_bytes())?;
         std::fs::rename(&tmp, path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Entries of `size` whose keys fill its `W*(H+1)` bits: the top one set, so that on the
+    /// boards past 64 bits the key bytes past the eighth are used.
+    fn entries(size: Size) -> Vec<(BookKey, Entry)> {
+        let bits = size.width() * (size.height() + 1);
+        (0..50u128)
+            .map(|i| {
+                let key = 1 << (bits - 1) | i << (bits - 8) | i;
+                (
+                    key,
+                    Entry::new((i % 7) as i32 - 3, Some(i as usize % size.width())),
+                )
+            })
+            .collect()
+    }
+
+    /// A shard of every board reads back, its keys in their K bytes (9 and 10 on the boards past
+    /// 64 bits), and a size it was not written for does not read it.
+    #[test]
+    fn shards_of_every_board_read_back_in_their_key_bytes() {
+        for size in Size::all() {
+            let shard = Shard::new(size, 3, ShardSpec::new(1, 4).unwrap(), 77, entries(size));
+            let bytes = shard.to_bytes();
+            let k = (size.width() * (size.height() + 1)).div_ceil(8);
+            assert_eq!(bytes.len(), SHARD_HEADER + shard.len() * (k + 2), "{size}");
+            assert_eq!(Shard::from_bytes(&bytes), Ok(shard.clone()), "{size}");
+            let mut sorted = entries(size);
+            sorted.sort_unstable_by_key(|e| e.0);
+            assert_eq!(shard.entries().collect::<Vec<_>>(), sorted, "{size}");
+        }
+    }
+
+    /// On the 64-bit boards a key mixes to its shard as it did when keys were `u64`, whatever
+    /// bits type holds it: the split is part of the shard format.
+    #[test]
+    fn a_key_goes_to_the_same_shard_over_either_bits_type() {
+        let mut p = Position::<7, 6>::new();
+        let mut q = Position::<7, 6, u128>::new();
+        for c in [3, 3, 2, 4, 0, 6, 6, 1, 5] {
+            p.play_col(c);
+            q.play_col(c);
+            let (k, wide) = (p.symmetric_key().0, q.symmetric_key().0);
+            assert_eq!(k as u128, wide);
+            for n in [2, 7, 1000] {
+                assert_eq!(shard_of::<7, 6, u64>(k, n), shard_of::<7, 6, u128>(wide, n));
+            }
+            let grandparent = canonical_parent::<7, 6, u64>(canonical_parent::<7, 6, u64>(k));
+            assert_eq!(
+                shard_of::<7, 6, u64>(k, 1000),
+                (mix64(grandparent) % 1000) as u32
+            );
+        }
     }
 }

@@ -13,10 +13,11 @@
 //! the unsharded one, byte for byte. The main line (`--line`) is added at the merge: it needs
 //! the whole ply, and it is one sequential walk.
 
+use crate::bits::Bitboard;
 use crate::board::{Position, Size};
 use crate::book::journal::{journal_path, Journal};
 use crate::book::shard::{shard_of, Shard, ShardError, ShardSpec};
-use crate::book::{key_discs, position_from_key, Book, Entry};
+use crate::book::{key_as, key_discs, position_from_key, Book, BookKey, Entry};
 use crate::ordering::column_order;
 use crate::solver::Solver;
 use crossbeam_channel::unbounded;
@@ -67,31 +68,29 @@ fn fmt_duration(d: Duration) -> String {
 /// Builds the book; progress goes to `log`. Returns the book written.
 pub fn build(opts: &BuildOptions, log: &mut dyn Write) -> io::Result<Book> {
     let size = opts.size;
-    crate::with_size64!(
-        size,
-        build_sized::<W, H>(opts, log),
-        Err(super::wide_refusal(size))
-    )
+    crate::with_size!(size, build_sized::<W, H, B>(opts, log))
 }
 
 /// An unsharded build: the one shard of the whole ply, solved here, then the finishing step
-/// that [`merge`] takes too.
-fn build_sized<const W: usize, const H: usize>(
+/// that [`merge`] takes too. Over the bits type `B` the caller chooses: [`build`] takes the
+/// registry's; a wider one (`u128` on a 64-bit board) builds the same book, byte for byte,
+/// which is how the tests check the code of the boards past 64 bits.
+pub fn build_sized<const W: usize, const H: usize, B: Bitboard>(
     opts: &BuildOptions,
     log: &mut dyn Write,
 ) -> io::Result<Book> {
     let started = Instant::now();
     // a bad list is refused before anything is solved or written
-    let extra = extra_keys::<W, H>(opts)?;
-    let given = given_book::<W, H>(opts)?;
-    let plies = plan::<W, H>(opts.depth, log)?;
+    let extra = extra_keys::<W, H, B>(opts)?;
+    let given = given_book::<W, H, B>(opts)?;
+    let plies = plan::<W, H, B>(opts.depth, log)?;
     let jpath = journal_path(&opts.out);
     let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
-    reuse_book::<W, H>(&opts.out, &mut known, log)?;
+    reuse_book::<W, H, B>(&opts.out, &mut known, log)?;
     if let Some(book) = &given {
         learn_book(book, "the --book", &mut known, log)?;
     }
-    solve_part::<W, H>(
+    solve_part::<W, H, B>(
         &plies[opts.depth as usize],
         opts,
         &mut known,
@@ -101,9 +100,9 @@ fn build_sized<const W: usize, const H: usize>(
     )?;
     if !extra.is_empty() {
         writeln!(log, "extra positions: {}", extra.len())?;
-        solve_part::<W, H>(&extra, opts, &mut known, &mut journal, &jpath, log)?;
+        solve_part::<W, H, B>(&extra, opts, &mut known, &mut journal, &jpath, log)?;
     }
-    finish::<W, H>(opts, &plies, &extra, known, journal, started, log)
+    finish::<W, H, B>(opts, &plies, &extra, known, journal, started, log)
 }
 
 /// The move strings of a list file (`--extra`): one a line, `#` starting a comment, blank lines
@@ -130,11 +129,13 @@ pub fn read_move_lines(input: impl io::BufRead) -> io::Result<Vec<String>> {
 
 /// The keys of `opts.extra` past the full-width depth, each once; an error names a move string
 /// that is not a position, or one whose game is over.
-fn extra_keys<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result<Vec<u64>> {
+fn extra_keys<const W: usize, const H: usize, B: Bitboard>(
+    opts: &BuildOptions,
+) -> io::Result<Vec<B>> {
     let mut keys = Vec::new();
     let mut seen = HashSet::new();
     for m in &opts.extra {
-        let p = listed_position::<W, H>(m, "extra position")?;
+        let p = listed_position::<W, H, B>(m, "extra position")?;
         let k = p.symmetric_key().0;
         if p.moves() > opts.depth && seen.insert(k) {
             keys.push(k);
@@ -145,13 +146,13 @@ fn extra_keys<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result
 
 /// The position of move string `m` from a list (`what` names the list's items in the error):
 /// one that is not a position, or whose game is over, is refused.
-pub(crate) fn listed_position<const W: usize, const H: usize>(
+pub(crate) fn listed_position<const W: usize, const H: usize, B: Bitboard>(
     m: &str,
     what: &str,
-) -> io::Result<Position<W, H>> {
+) -> io::Result<Position<W, H, B>> {
     let refuse =
         |why: String| io::Error::new(io::ErrorKind::InvalidInput, format!("{what} {m}: {why}"));
-    let p = Position::<W, H>::from_moves(m).map_err(|e| refuse(e.to_string()))?;
+    let p = Position::<W, H, B>::from_moves(m).map_err(|e| refuse(e.to_string()))?;
     if p.is_game_over() {
         return Err(refuse("the game is over".into()));
     }
@@ -180,36 +181,32 @@ pub fn build_shard(opts: &BuildOptions, spec: ShardSpec, log: &mut dyn Write) ->
         ));
     }
     let size = opts.size;
-    crate::with_size64!(
-        size,
-        build_shard_sized::<W, H>(opts, spec, log),
-        Err(super::wide_refusal(size))
-    )
+    crate::with_size!(size, build_shard_sized::<W, H, B>(opts, spec, log))
 }
 
-fn build_shard_sized<const W: usize, const H: usize>(
+fn build_shard_sized<const W: usize, const H: usize, B: Bitboard>(
     opts: &BuildOptions,
     spec: ShardSpec,
     log: &mut dyn Write,
 ) -> io::Result<Shard> {
     let started = Instant::now();
     // a bad list is refused before anything is solved or written
-    let extra = extra_keys::<W, H>(opts)?;
-    let given = given_book::<W, H>(opts)?;
-    let plies = plan::<W, H>(opts.depth, log)?;
+    let extra = extra_keys::<W, H, B>(opts)?;
+    let given = given_book::<W, H, B>(opts)?;
+    let plies = plan::<W, H, B>(opts.depth, log)?;
     let last = &plies[opts.depth as usize];
     let ply_positions = u32::try_from(last.len())
         .map_err(|_| io::Error::other("more positions in one ply than a shard file counts"))?;
-    let part: Vec<u64> = last
+    let part: Vec<B> = last
         .iter()
         .copied()
-        .filter(|&k| spec.holds::<W, H>(k))
+        .filter(|&k| spec.holds::<W, H, B>(k))
         .collect();
     // the extra positions split by the same rule as the ply
-    let extra_part: Vec<u64> = extra
+    let extra_part: Vec<B> = extra
         .iter()
         .copied()
-        .filter(|&k| spec.holds::<W, H>(k))
+        .filter(|&k| spec.holds::<W, H, B>(k))
         .collect();
     writeln!(
         log,
@@ -226,22 +223,24 @@ fn build_shard_sized<const W: usize, const H: usize>(
     if let Ok(old) = Shard::load(&opts.out) {
         if old.size == opts.size {
             for (k, e) in old.entries() {
-                learn(&mut known, k, e);
+                if let Some(k) = key_as::<B>(k) {
+                    learn(&mut known, k, e);
+                }
             }
         }
     }
     if let Some(book) = &given {
         learn_book(book, "the --book", &mut known, log)?;
     }
-    solve_part::<W, H>(&part, opts, &mut known, &mut journal, &jpath, log)?;
+    solve_part::<W, H, B>(&part, opts, &mut known, &mut journal, &jpath, log)?;
     if !extra_part.is_empty() {
-        solve_part::<W, H>(&extra_part, opts, &mut known, &mut journal, &jpath, log)?;
+        solve_part::<W, H, B>(&extra_part, opts, &mut known, &mut journal, &jpath, log)?;
     }
     let entries = part
         .iter()
         .chain(&extra_part)
         .map(|&k| (k, known[&k]))
-        .collect::<Vec<(u64, Entry)>>();
+        .collect::<Vec<(B, Entry)>>();
     let shard = Shard::new(opts.size, opts.depth, spec, ply_positions, entries);
     journal.sync()?;
     drop(journal);
@@ -441,21 +440,17 @@ pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io:
         book: None,
     };
     let size = opts.size;
-    crate::with_size64!(
-        size,
-        merge_sized::<W, H>(&opts, &shards, started, log),
-        Err(super::wide_refusal(size))
-    )
+    crate::with_size!(size, merge_sized::<W, H, B>(&opts, &shards, started, log))
 }
 
-fn merge_sized<const W: usize, const H: usize>(
+fn merge_sized<const W: usize, const H: usize, B: Bitboard>(
     opts: &BuildOptions,
     shards: &[(PathBuf, Shard)],
     started: Instant,
     log: &mut dyn Write,
 ) -> io::Result<Book> {
-    let extra = extra_keys::<W, H>(opts)?;
-    let plies = plan::<W, H>(opts.depth, log)?;
+    let extra = extra_keys::<W, H, B>(opts)?;
+    let plies = plan::<W, H, B>(opts.depth, log)?;
     let last = &plies[opts.depth as usize];
     let in_shards = shards[0].1.ply_positions;
     if last.len() != in_shards as usize {
@@ -466,10 +461,10 @@ fn merge_sized<const W: usize, const H: usize>(
     }
     // every shard must hold exactly its part of the ply and of the extra positions: no
     // position of another, none missing
-    let ply: HashSet<u64> = last.iter().chain(&extra).copied().collect();
+    let ply: HashSet<B> = last.iter().chain(&extra).copied().collect();
     let mut per_shard = vec![0usize; shards[0].1.spec.count as usize];
     for &k in last.iter().chain(&extra) {
-        per_shard[shard_of::<W, H>(k, shards[0].1.spec.count) as usize] += 1;
+        per_shard[shard_of::<W, H, B>(k, shards[0].1.spec.count) as usize] += 1;
     }
     let part_of = if extra.is_empty() {
         "the ply"
@@ -477,11 +472,11 @@ fn merge_sized<const W: usize, const H: usize>(
         "the ply and the --extra list"
     };
     for (file, s) in shards {
-        if let Some((k, _)) = s
-            .entries()
-            .find(|&(k, _)| !ply.contains(&k) || !s.spec.holds::<W, H>(k))
-        {
-            let moves = position_from_key::<W, H>(k)
+        if let Some((k, _)) = s.entries().find(|&(k, _)| {
+            key_as::<B>(k).is_none_or(|k| !ply.contains(&k) || !s.spec.holds::<W, H, B>(k))
+        }) {
+            let moves = key_as::<B>(k)
+                .and_then(position_from_key::<W, H, B>)
                 .and_then(|p| p.to_move_string())
                 .unwrap_or_else(|| format!("key {k:#x}"));
             return Err(refuse(MergeError::WrongEntries {
@@ -514,19 +509,20 @@ fn merge_sized<const W: usize, const H: usize>(
     )?;
     let jpath = journal_path(&opts.out);
     let (journal, mut known) = Journal::open(&jpath, opts.size)?;
-    reuse_book::<W, H>(&opts.out, &mut known, log)?;
+    reuse_book::<W, H, B>(&opts.out, &mut known, log)?;
     for (k, e) in shards.iter().flat_map(|(_, s)| s.entries()) {
-        learn(&mut known, k, e);
+        // every key was checked to be one of the ply's
+        learn(&mut known, key_as::<B>(k).expect("a key of the ply"), e);
     }
-    finish::<W, H>(opts, &plies, &extra, known, journal, started, log)
+    finish::<W, H, B>(opts, &plies, &extra, known, journal, started, log)
 }
 
 /// Every position up to `depth` discs (see [`enumerate`]), after checking that the depth leaves
 /// the game something to play; says on `log` what there is to do.
-fn plan<const W: usize, const H: usize>(
+fn plan<const W: usize, const H: usize, B: Bitboard>(
     depth: u32,
     log: &mut dyn Write,
-) -> io::Result<Vec<Vec<u64>>> {
+) -> io::Result<Vec<Vec<B>>> {
     if depth as usize >= W * H {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -534,7 +530,7 @@ fn plan<const W: usize, const H: usize>(
         ));
     }
     let started = Instant::now();
-    let plies = enumerate::<W, H>(depth);
+    let plies = enumerate::<W, H, B>(depth);
     let total: usize = plies.iter().map(Vec::len).sum();
     writeln!(
         log,
@@ -552,7 +548,7 @@ fn plan<const W: usize, const H: usize>(
 
 /// Records what is known of a position, keeping a best move over none (a book of format
 /// version 1 has scores only: its positions need just their moves found).
-fn learn(known: &mut HashMap<u64, Entry>, key: u64, e: Entry) {
+fn learn<B: Bitboard>(known: &mut HashMap<B, Entry>, key: B, e: Entry) {
     let slot = known.entry(key).or_insert(e);
     if slot.best == 0 {
         *slot = e;
@@ -563,9 +559,9 @@ fn learn(known: &mut HashMap<u64, Entry>, key: u64, e: Entry) {
 /// solved) and its best move. The move is found in that orientation too: where two columns
 /// as near the centre keep the value, the one chosen must not depend on which mirror image
 /// was met first (the main line meets positions as played, a list as keyed).
-pub fn solve_entry<const W: usize, const H: usize>(
+pub fn solve_entry<const W: usize, const H: usize, B: Bitboard>(
     solver: &mut Solver,
-    p: &Position<W, H>,
+    p: &Position<W, H, B>,
     known: Option<i32>,
 ) -> Entry {
     let p = if p.symmetric_key().1 {
@@ -579,9 +575,9 @@ pub fn solve_entry<const W: usize, const H: usize>(
 }
 
 /// A book already at `out` (an earlier build, say to another depth) holds exact scores too.
-fn reuse_book<const W: usize, const H: usize>(
+fn reuse_book<const W: usize, const H: usize, B: Bitboard>(
     out: &Path,
-    known: &mut HashMap<u64, Entry>,
+    known: &mut HashMap<B, Entry>,
     log: &mut dyn Write,
 ) -> io::Result<()> {
     match Book::load(out) {
@@ -594,7 +590,9 @@ fn reuse_book<const W: usize, const H: usize>(
 
 /// The book given with `opts.book`, loaded before anything is written. Unlike the one at
 /// `out` it was asked for, so a file that does not load or is of another size is an error.
-fn given_book<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result<Option<Book>> {
+fn given_book<const W: usize, const H: usize, B: Bitboard>(
+    opts: &BuildOptions,
+) -> io::Result<Option<Book>> {
     let Some(path) = &opts.book else {
         return Ok(None);
     };
@@ -618,15 +616,17 @@ fn given_book<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result
     Ok(Some(book))
 }
 
-/// Takes a book's scores as known.
-fn learn_book(
+/// Takes a book's scores as known (a book of the build's size: its keys fit `B`).
+fn learn_book<B: Bitboard>(
     book: &Book,
     what: &str,
-    known: &mut HashMap<u64, Entry>,
+    known: &mut HashMap<B, Entry>,
     log: &mut dyn Write,
 ) -> io::Result<()> {
     for (k, e) in book.values() {
-        learn(known, k, e);
+        if let Some(k) = key_as::<B>(k) {
+            learn(known, k, e);
+        }
     }
     writeln!(log, "reusing the {} scores of {what}", book.len())
 }
@@ -634,16 +634,16 @@ fn learn_book(
 /// Solves the positions of `part` not yet `known` (or known without a best move) on
 /// `opts.threads` threads, each with its own solver and table, taking chunks of neighbouring
 /// positions; every entry goes to the journal and to `known` as it comes.
-fn solve_part<const W: usize, const H: usize>(
-    part: &[u64],
+fn solve_part<const W: usize, const H: usize, B: Bitboard>(
+    part: &[B],
     opts: &BuildOptions,
-    known: &mut HashMap<u64, Entry>,
+    known: &mut HashMap<B, Entry>,
     journal: &mut Journal,
     jpath: &Path,
     log: &mut dyn Write,
 ) -> io::Result<()> {
     // with the score known, only the move is left to find
-    let todo: Vec<(u64, Option<i32>)> = part
+    let todo: Vec<(B, Option<i32>)> = part
         .iter()
         .filter_map(|k| match known.get(k) {
             None => Some((*k, None)),
@@ -669,7 +669,7 @@ fn solve_part<const W: usize, const H: usize>(
     }
     thread_tables_fit(opts.hash_mb, opts.threads)?;
     let next = AtomicUsize::new(0);
-    let (tx, rx) = unbounded::<(u64, Entry, u64)>();
+    let (tx, rx) = unbounded::<(B, Entry, u64)>();
     let solve_started = Instant::now();
     std::thread::scope(|scope| -> io::Result<()> {
         for _ in 0..opts.threads.max(1) {
@@ -684,7 +684,7 @@ fn solve_part<const W: usize, const H: usize>(
                         break;
                     }
                     for &(k, score) in &todo[start..(start + CHUNK).min(todo.len())] {
-                        let p = position_from_key::<W, H>(k).expect("enumerated keys decode");
+                        let p = position_from_key::<W, H, B>(k).expect("enumerated keys decode");
                         solver.reset_nodes();
                         let e = solve_entry(&mut solver, &p, score);
                         if tx.send((k, e, solver.nodes())).is_err() {
@@ -728,29 +728,29 @@ fn solve_part<const W: usize, const H: usize>(
 /// The finishing step of [`build`] and [`merge`], given the exact score of every position with
 /// `opts.depth` discs in `known`: the shallower plies by negamax, the main line if asked, the
 /// book written to `opts.out` and the journal removed.
-fn finish<const W: usize, const H: usize>(
+fn finish<const W: usize, const H: usize, B: Bitboard>(
     opts: &BuildOptions,
-    plies: &[Vec<u64>],
-    extra: &[u64],
-    known: HashMap<u64, Entry>,
+    plies: &[Vec<B>],
+    extra: &[B],
+    known: HashMap<B, Entry>,
     mut journal: Journal,
     started: Instant,
     log: &mut dyn Write,
 ) -> io::Result<Book> {
-    let mut entries = complete::<W, H>(plies, |k| known.get(&k).copied()).ok_or_else(|| {
+    let mut entries = complete::<W, H, B>(plies, |k| known.get(&k).copied()).ok_or_else(|| {
         io::Error::other("a position of the last ply has no score (journal incomplete)")
     })?;
     entries.extend(extra.iter().filter_map(|k| known.get(k).map(|&e| (*k, e))));
     if opts.line > opts.depth {
-        let mut scores: HashMap<u64, Entry> = entries.iter().copied().collect();
+        let mut scores: HashMap<B, Entry> = entries.iter().copied().collect();
         for (&k, &e) in &known {
             learn(&mut scores, k, e);
         }
-        let line = main_line::<W, H>(opts, &mut scores, &mut journal, log)?;
+        let line = main_line::<W, H, B>(opts, &mut scores, &mut journal, log)?;
         writeln!(log, "main line: {}", line)?;
         entries = scores.into_iter().collect();
     }
-    let settled = settle::<W, H>(&mut entries, opts.depth)?;
+    let settled = settle::<W, H, B>(&mut entries, opts.depth)?;
     if settled > 0 {
         writeln!(
             log,
@@ -759,7 +759,8 @@ fn finish<const W: usize, const H: usize>(
     }
     if let Some((k, _)) = entries.iter().find(|(_, e)| e.best == 0) {
         return Err(io::Error::other(format!(
-            "the position with key {k:#x} has no best move (journal incomplete)"
+            "the position with key {:#x} has no best move (journal incomplete)",
+            k.to_u128()
         )));
     }
     journal.sync()?;
@@ -782,14 +783,14 @@ fn finish<const W: usize, const H: usize>(
 /// scoring every move from each line position (solving those not yet known, journalled like
 /// the rest) so that the book holds them; ties go to the column nearest the centre, as in
 /// [`Solver::move_with_value`]. Returns the line's moves.
-fn main_line<const W: usize, const H: usize>(
+fn main_line<const W: usize, const H: usize, B: Bitboard>(
     opts: &BuildOptions,
-    scores: &mut HashMap<u64, Entry>,
+    scores: &mut HashMap<B, Entry>,
     journal: &mut Journal,
     log: &mut dyn Write,
 ) -> io::Result<String> {
     let mut solver = Solver::new(opts.hash_mb);
-    let mut p = Position::<W, H>::new();
+    let mut p = Position::<W, H, B>::new();
     let mut line = String::new();
     let started = Instant::now();
     while p.moves() <= opts.line && !p.is_game_over() {
@@ -855,7 +856,7 @@ pub fn verify(
 ) -> io::Result<VerifySummary> {
     let size = Size::new(book.width(), book.height())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    let entries: Vec<(u64, Entry)> = book.values().collect();
+    let entries: Vec<(BookKey, Entry)> = book.values().collect();
     let mut picks: Vec<usize> = if sample >= entries.len() {
         (0..entries.len()).collect()
     } else {
@@ -868,63 +869,59 @@ pub fn verify(
     };
     // the deepest (cheapest) first, so that the table helps the shallower ones
     picks.sort_by_key(|&i| std::cmp::Reverse(key_discs(entries[i].0, book.width(), book.height())));
-    crate::with_size64!(
-        size,
-        {
-            let mut solver = Solver::new(hash_mb);
-            let mut sum = VerifySummary::default();
-            for i in picks {
-                let (key, entry) = entries[i];
-                let stored = entry.score as i32;
-                let Some(p) = position_from_key::<W, H>(key) else {
-                    sum.checked += 1;
-                    sum.mismatches += 1;
-                    writeln!(out, "{key:#x} is not a position MISMATCH")?;
-                    continue;
-                };
-                let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
-                let s = solver.solve(&p).expect("no limits are set");
+    crate::with_size!(size, {
+        let mut solver = Solver::new(hash_mb);
+        let mut sum = VerifySummary::default();
+        for i in picks {
+            let (key, entry) = entries[i];
+            let stored = entry.score as i32;
+            let Some(p) = key_as::<B>(key).and_then(position_from_key::<W, H, B>) else {
                 sum.checked += 1;
-                write!(
-                    out,
-                    "{} book {stored} solver {s}",
-                    crate::book::display_moves(&moves)
-                )?;
-                // the stored move must keep the solver's score (a version-1 book has no moves)
-                let keeps = entry.best_col().map(|c| {
-                    p.can_play(c)
-                        && crate::score::of_move(&p, c, |q| {
-                            let at_most = solver.value_at_most(q, -s).expect("no limits are set");
-                            Ok::<i32, ()>(if at_most { -s } else { -s + 1 })
-                        }) == Ok(s)
-                });
-                if let Some(c) = entry.best_col() {
-                    write!(out, " best {}", c + 1)?;
-                }
-                if s != stored || keeps == Some(false) {
-                    sum.mismatches += 1;
-                    write!(out, " MISMATCH")?;
-                }
-                writeln!(out)?;
+                sum.mismatches += 1;
+                writeln!(out, "{key:#x} is not a position MISMATCH")?;
+                continue;
+            };
+            let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
+            let s = solver.solve(&p).expect("no limits are set");
+            sum.checked += 1;
+            write!(
+                out,
+                "{} book {stored} solver {s}",
+                crate::book::display_moves(&moves)
+            )?;
+            // the stored move must keep the solver's score (a version-1 book has no moves)
+            let keeps = entry.best_col().map(|c| {
+                p.can_play(c)
+                    && crate::score::of_move(&p, c, |q| {
+                        let at_most = solver.value_at_most(q, -s).expect("no limits are set");
+                        Ok::<i32, ()>(if at_most { -s } else { -s + 1 })
+                    }) == Ok(s)
+            });
+            if let Some(c) = entry.best_col() {
+                write!(out, " best {}", c + 1)?;
             }
-            Ok(sum)
-        },
-        Err(super::wide_refusal(size))
-    )
+            if s != stored || keeps == Some(false) {
+                sum.mismatches += 1;
+                write!(out, " MISMATCH")?;
+            }
+            writeln!(out)?;
+        }
+        Ok(sum)
+    })
 }
 
 /// The symmetric keys of every position with exactly `d` discs, for `d` in `0..=depth`, whose
 /// game is not over (reached only through positions whose game was not over), each mirror pair
 /// once. Each ply's keys come in depth-first order from the empty board, so neighbours share
 /// most of their moves (and a solver's table serves them all).
-pub fn enumerate<const W: usize, const H: usize>(depth: u32) -> Vec<Vec<u64>> {
-    let mut plies: Vec<Vec<u64>> = vec![Vec::new(); depth as usize + 1];
-    let mut seen: Vec<HashSet<u64>> = vec![HashSet::new(); depth as usize + 1];
-    fn walk<const W: usize, const H: usize>(
-        p: &Position<W, H>,
+pub fn enumerate<const W: usize, const H: usize, B: Bitboard>(depth: u32) -> Vec<Vec<B>> {
+    let mut plies: Vec<Vec<B>> = vec![Vec::new(); depth as usize + 1];
+    let mut seen: Vec<HashSet<B>> = vec![HashSet::new(); depth as usize + 1];
+    fn walk<const W: usize, const H: usize, B: Bitboard>(
+        p: &Position<W, H, B>,
         depth: u32,
-        plies: &mut [Vec<u64>],
-        seen: &mut [HashSet<u64>],
+        plies: &mut [Vec<B>],
+        seen: &mut [HashSet<B>],
     ) {
         let d = p.moves() as usize;
         let key = p.symmetric_key().0;
@@ -945,26 +942,26 @@ pub fn enumerate<const W: usize, const H: usize>(depth: u32) -> Vec<Vec<u64>> {
             }
         }
     }
-    walk(&Position::<W, H>::new(), depth, &mut plies, &mut seen);
+    walk(&Position::<W, H, B>::new(), depth, &mut plies, &mut seen);
     plies
 }
 
 /// Scores every position of `plies` (from [`enumerate`]) above the last ply by negamax over its
 /// children, given the entries `leaf` of the last ply's positions; the best move is the
 /// best-scoring column nearest the centre. `None` if a needed score is missing.
-pub fn complete<const W: usize, const H: usize>(
-    plies: &[Vec<u64>],
-    leaf: impl Fn(u64) -> Option<Entry>,
-) -> Option<Vec<(u64, Entry)>> {
+pub fn complete<const W: usize, const H: usize, B: Bitboard>(
+    plies: &[Vec<B>],
+    leaf: impl Fn(B) -> Option<Entry>,
+) -> Option<Vec<(B, Entry)>> {
     let depth = plies.len() - 1;
-    let mut known: HashMap<u64, Entry> = HashMap::new();
+    let mut known: HashMap<B, Entry> = HashMap::new();
     for &k in &plies[depth] {
         known.insert(k, leaf(k)?);
     }
     for d in (0..depth).rev() {
         for &k in &plies[d] {
             // decoded from its symmetric key: its columns are the entry's
-            let p = position_from_key::<W, H>(k)?;
+            let p = position_from_key::<W, H, B>(k)?;
             let e = from_children(&p, |q| known.get(&q).map(|e| e.score as i32))?;
             known.insert(k, e);
         }
@@ -977,9 +974,9 @@ pub fn complete<const W: usize, const H: usize>(
 /// score of its moves, and the column nearest the centre with that score (with a win at once,
 /// the centre-most winning column, as [`Solver::best_column`] answers). `None` if a child
 /// needed is unknown.
-fn from_children<const W: usize, const H: usize>(
-    p: &Position<W, H>,
-    score_of: impl Fn(u64) -> Option<i32>,
+fn from_children<const W: usize, const H: usize, B: Bitboard>(
+    p: &Position<W, H, B>,
+    score_of: impl Fn(B) -> Option<i32>,
 ) -> Option<Entry> {
     let mut best: Option<(usize, i32)> = None;
     for &c in column_order::<W>().iter().filter(|&&c| p.can_play(c)) {
@@ -1000,24 +997,26 @@ fn from_children<const W: usize, const H: usize>(
 /// entry: a journal or an older book may hold a move that kept the score but broke a tie
 /// otherwise. A solved score that its children contradict is refused: one of them is wrong.
 /// Returns how many moves changed.
-fn settle<const W: usize, const H: usize>(
-    entries: &mut [(u64, Entry)],
+fn settle<const W: usize, const H: usize, B: Bitboard>(
+    entries: &mut [(B, Entry)],
     depth: u32,
 ) -> io::Result<usize> {
-    let scores: HashMap<u64, i32> = entries.iter().map(|(k, e)| (*k, e.score as i32)).collect();
+    let scores: HashMap<B, i32> = entries.iter().map(|(k, e)| (*k, e.score as i32)).collect();
     let mut changed = 0;
     for (k, e) in entries.iter_mut() {
-        if key_discs(*k, W, H) < depth {
+        if key_discs(k.to_u128(), W, H) < depth {
             continue;
         }
-        let Some(p) = position_from_key::<W, H>(*k) else {
+        let Some(p) = position_from_key::<W, H, B>(*k) else {
             continue;
         };
         let Some(derived) = from_children(&p, |q| scores.get(&q).copied()) else {
             continue;
         };
         if derived.score != e.score {
-            let moves = p.to_move_string().unwrap_or_else(|| format!("key {k:#x}"));
+            let moves = p
+                .to_move_string()
+                .unwrap_or_else(|| format!("key {:#x}", k.to_u128()));
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!(

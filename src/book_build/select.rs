@@ -10,9 +10,10 @@
 //! image, and the solver breaks ties between columns leftwards, so the two proofs can differ
 //! by far (`1144724667112254`: 58,585 nodes; its mirror image: 3,770).
 
+use crate::bits::Bitboard;
 use crate::board::{Position, Size};
 use crate::book::shard::ShardSpec;
-use crate::book::{key_discs, position_from_key, Book};
+use crate::book::{key_as, key_discs, position_from_key, Book};
 use crate::ordering::column_order;
 use crate::solver::Solver;
 use crossbeam_channel::unbounded;
@@ -45,9 +46,9 @@ pub struct Selection {
 
 /// The nodes the engine's proof of `p` takes from an empty table (the win, draw or loss, then a
 /// column that keeps it, as [`Solver::prove_root`] does first), or `None` past `budget`.
-pub fn proof_cost<const W: usize, const H: usize>(
+pub fn proof_cost<const W: usize, const H: usize, B: Bitboard>(
     solver: &mut Solver,
-    p: &Position<W, H>,
+    p: &Position<W, H, B>,
     budget: u64,
 ) -> Option<u64> {
     solver.clear();
@@ -71,9 +72,9 @@ pub fn proof_cost<const W: usize, const H: usize>(
 
 /// The nodes of [`proof_cost`] in both orientations of `p` (once when it is its own mirror
 /// image), or `None` when either is past `budget`.
-pub fn pair_cost<const W: usize, const H: usize>(
+pub fn pair_cost<const W: usize, const H: usize, B: Bitboard>(
     solver: &mut Solver,
-    p: &Position<W, H>,
+    p: &Position<W, H, B>,
     budget: u64,
 ) -> Option<u64> {
     let first = proof_cost(solver, p, budget)?;
@@ -93,22 +94,18 @@ pub fn select(
     log: &mut dyn Write,
 ) -> io::Result<Selection> {
     let size = opts.size;
-    crate::with_size64!(
-        size,
-        select_sized::<W, H>(opts, candidates, log),
-        Err(super::wide_refusal(size))
-    )
+    crate::with_size!(size, select_sized::<W, H, B>(opts, candidates, log))
 }
 
-fn select_sized<const W: usize, const H: usize>(
+fn select_sized<const W: usize, const H: usize, B: Bitboard>(
     opts: &SelectOptions,
     candidates: &[String],
     log: &mut dyn Write,
 ) -> io::Result<Selection> {
-    let mut todo: Vec<(usize, Position<W, H>)> = Vec::new();
+    let mut todo: Vec<(usize, Position<W, H, B>)> = Vec::new();
     let mut seen = HashSet::new();
     for (i, m) in candidates.iter().enumerate() {
-        let p = super::build::listed_position::<W, H>(m, "candidate")?;
+        let p = super::build::listed_position::<W, H, B>(m, "candidate")?;
         if seen.insert(p.symmetric_key().0) {
             todo.push((i, p));
         }
@@ -176,23 +173,26 @@ fn select_sized<const W: usize, const H: usize>(
 /// positions whose game was not over), each mirror pair once, as a move string: depth-first
 /// from the empty board, centre column first, so that neighbours share their first moves.
 /// These are the candidates of a ply (and the ply a full-width build solves, in this order).
-pub fn positions_with<const W: usize, const H: usize>(discs: u32) -> Vec<String> {
-    ply_in::<W, H>(discs, ShardSpec::WHOLE)
+pub fn positions_with<const W: usize, const H: usize, B: Bitboard>(discs: u32) -> Vec<String> {
+    ply_in::<W, H, B>(discs, ShardSpec::WHOLE)
 }
 
 /// [`positions_with`] for a board size known at run time, only those in `shard`.
 pub fn positions(size: Size, discs: u32, shard: ShardSpec) -> Vec<String> {
-    crate::with_size64!(size, ply_in::<W, H>(discs, shard), Vec::new())
+    crate::with_size!(size, ply_in::<W, H, B>(discs, shard))
 }
 
 /// The positions of [`positions_with`] in `shard`, in the same order.
-fn ply_in<const W: usize, const H: usize>(discs: u32, shard: ShardSpec) -> Vec<String> {
-    fn walk<const W: usize, const H: usize>(
-        p: &Position<W, H>,
+fn ply_in<const W: usize, const H: usize, B: Bitboard>(
+    discs: u32,
+    shard: ShardSpec,
+) -> Vec<String> {
+    fn walk<const W: usize, const H: usize, B: Bitboard>(
+        p: &Position<W, H, B>,
         moves: &mut String,
         discs: u32,
         shard: ShardSpec,
-        seen: &mut [HashSet<u64>],
+        seen: &mut [HashSet<B>],
         out: &mut Vec<String>,
     ) {
         let key = p.symmetric_key().0;
@@ -200,7 +200,7 @@ fn ply_in<const W: usize, const H: usize>(discs: u32, shard: ShardSpec) -> Vec<S
             return;
         }
         if p.moves() == discs {
-            if shard.holds::<W, H>(key) {
+            if shard.holds::<W, H, B>(key) {
                 out.push(moves.clone());
             }
             return;
@@ -221,7 +221,7 @@ fn ply_in<const W: usize, const H: usize>(discs: u32, shard: ShardSpec) -> Vec<S
     let mut seen = vec![HashSet::new(); discs as usize + 1];
     if (discs as usize) < W * H {
         walk(
-            &Position::<W, H>::new(),
+            &Position::<W, H, B>::new(),
             &mut String::new(),
             discs,
             shard,
@@ -242,27 +242,26 @@ pub fn held_past_depth(
 ) -> io::Result<Vec<String>> {
     let size = Size::new(book.width(), book.height())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    crate::with_size64!(
-        size,
-        {
-            let mut list = Vec::new();
-            for (k, _) in book.entries() {
-                let d = key_discs(k, W, H);
-                if d <= book.depth() || discs.is_some_and(|n| n != d) || !shard.holds::<W, H>(k) {
-                    continue;
-                }
-                let m = position_from_key::<W, H>(k)
-                    .and_then(|p| p.to_move_string())
-                    .ok_or_else(|| {
-                        io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("the book's key {k:#x} is no position reached by play"),
-                        )
-                    })?;
-                list.push(m);
+    crate::with_size!(size, {
+        let mut list = Vec::new();
+        for (key, _) in book.entries() {
+            let d = key_discs(key, W, H);
+            let Some(k) = key_as::<B>(key) else {
+                continue;
+            };
+            if d <= book.depth() || discs.is_some_and(|n| n != d) || !shard.holds::<W, H, B>(k) {
+                continue;
             }
-            Ok(list)
-        },
-        Err(super::wide_refusal(size))
-    )
+            let m = position_from_key::<W, H, B>(k)
+                .and_then(|p| p.to_move_string())
+                .ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("the book's key {key:#x} is no position reached by play"),
+                    )
+                })?;
+            list.push(m);
+        }
+        Ok(list)
+    })
 }
