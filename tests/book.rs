@@ -985,3 +985,206 @@ fn self_play_at_the_nodes_of_10_ms_is_won_by_the_first_player_on_move_41() {
     assert_eq!(p.moves(), 41, "{played}: won on move {}", p.moves());
     eprintln!("game {played}; moves played without a proven score: {unproven:?}");
 }
+
+/// The 128-bit code builds the same book as the 64-bit one: a 5x4 book (full width, main line)
+/// built over `u128` boards is the registry's `u64` build, byte for byte. The boards past 64 bits
+/// run this code; none of their books can be built from scratch in a test (a 5x12 position with
+/// 4 discs takes the solver more than a minute).
+#[test]
+fn a_book_built_over_128_bit_boards_is_the_64_bit_one_byte_for_byte() {
+    let dir = temp_dir("equivalence");
+    let mut narrow = options((5, 4), 6, 2, dir.join("narrow.book"));
+    narrow.line = 9;
+    let mut wide = narrow.clone();
+    wide.out = dir.join("wide.book");
+    let a = build(&narrow, &mut Vec::new()).expect("builds over u64");
+    let b = vier::book_build::build::build_sized::<5, 4, u128>(&wide, &mut Vec::new())
+        .expect("builds over u128");
+    assert!(a.len() > 1000, "{}", a.len());
+    assert_eq!(a, b);
+    assert_eq!(
+        std::fs::read(&narrow.out).unwrap(),
+        std::fs::read(&wide.out).unwrap()
+    );
+    // the plies a build solves are the same keys, whatever type holds them
+    let (p64, p128) = (enumerate::<5, 4, u64>(6), enumerate::<5, 4, u128>(6));
+    for (x, y) in p64.iter().zip(&p128) {
+        assert_eq!(x.iter().map(|&k| k as u128).collect::<Vec<_>>(), *y);
+    }
+}
+
+/// The 5x12 book of `dir`: its whole last ply (1 disc) taken from a journal that holds it with
+/// the scores `planted` (by column of the disc, left half), so that the build solves nothing and
+/// finishes with the empty board by negamax. Returns the book's path and the empty board's
+/// score and best column (0-based) as negamax of the planted scores gives them.
+fn wide_book_from_journal(dir: &std::path::Path, planted: [i32; 3]) -> (PathBuf, i32, usize) {
+    type Wide = Position<5, 12, u128>;
+    let out = dir.join("5x12.book");
+    let ply = enumerate::<5, 12, u128>(1);
+    assert_eq!(ply[1].len(), 3);
+    let mut journal = b"VIERJRN3\x05\x0c".to_vec();
+    let mut value = [0; 5];
+    for c in 0..5 {
+        let mut p = Wide::new();
+        p.play_col(c);
+        let (k, _) = p.symmetric_key();
+        assert!(ply[1].contains(&k));
+        value[c] = -planted[c.min(4 - c)];
+        if c <= 2 {
+            // 9 bytes of key: 65 bits
+            journal.extend_from_slice(&k.to_le_bytes()[..9]);
+            journal.push(planted[c] as i8 as u8);
+            journal.push(1);
+        }
+    }
+    std::fs::write(journal_path(&out), &journal).unwrap();
+    let o = run_vier(
+        &[
+            "book",
+            "build",
+            "--size",
+            "5x12",
+            "--depth",
+            "1",
+            "--threads",
+            "1",
+            "--out",
+        ]
+        .iter()
+        .copied()
+        .chain([out.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+        "",
+    );
+    let log = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{log}");
+    assert!(log.contains("3 of 3 already solved"), "{log}");
+    assert!(!journal_path(&out).exists());
+    let best = *value.iter().max().unwrap();
+    let col = [2, 1, 3, 0, 4]
+        .into_iter()
+        .find(|&c| value[c] == best)
+        .unwrap();
+    (out, best, col)
+}
+
+/// A book of a board past 64 bits is built (resumed from a journal of its keys' 9 bytes), read,
+/// described, used by `vier solve` and by the protocol's `BookFile`, and refused for another size.
+#[test]
+fn a_5x12_book_is_built_from_its_journal_and_used_everywhere() {
+    let dir = temp_dir("wide");
+    let (out, score, col) = wide_book_from_journal(&dir, [-3, 2, -5]);
+    let path = out.to_str().unwrap();
+    let book = Book::load(&out).expect("the wide book loads");
+    assert_eq!((book.width(), book.height(), book.depth()), (5, 12, 1));
+    assert_eq!(book.len(), 4);
+    // 65-bit keys: entries of 10 bytes (no buckets: 65 key bits and 9 of code)
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), 25 + 4 + 4 * 10);
+    assert_eq!(book.get(&Position::<5, 12, u128>::new()), Some(score));
+
+    let o = run_vier(&["book", "info", path, "--moves", "-"], "");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("5x12 book, depth 1, 4 positions (by discs: 1 3)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("- {score} columns: 3 -2 5 -2 3 best {}", col + 1)),
+        "{text}"
+    );
+    // no solver proves a 5x12 position of one disc in the time of a test: the answers are the
+    // book's
+    let o = run_vier(&["solve", "--size", "5x12", "--book", path], "2\n3\n");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let scores: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(scores, ["2", "-5"], "{text}");
+    let session = format!(
+        "setoption name BookFile value {path}\nsetoption name Width value 5\n\
+         setoption name Height value 12\nposition startpos\ngo movetime 300\nisready\nquit\n"
+    );
+    let o = run_vier(&[], &session);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(&format!(
+            "info string book {path}: 5x12, depth 1, 4 positions"
+        )),
+        "{text}"
+    );
+    assert!(text.contains(&format!("bestmove {}", col + 1)), "{text}");
+    assert!(text.contains("tbhits"), "{text}");
+
+    // a book of one size is no book of another
+    let o = run_vier(&["solve", "--size", "7x6", "--book", path], "4\n");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a 5x12 book") && err.contains("7x6"), "{err}");
+    let o = run_vier(
+        &[
+            "book", "build", "--size", "6x5", "--depth", "2", "--book", path, "--out",
+        ]
+        .iter()
+        .copied()
+        .chain([dir.join("6x5.book").to_str().unwrap()])
+        .collect::<Vec<_>>(),
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is a 5x12 book, the build is 6x5"), "{err}");
+}
+
+/// `verify` reads a wide book's keys back into positions and re-solves them: an 8x9 book of
+/// late positions (a few empty cells; keys of 80 bits, the widest) agrees with the solver, and
+/// a planted wrong score is found.
+#[test]
+fn verify_re_solves_a_wide_book_and_finds_a_planted_error() {
+    let dir = temp_dir("wide-verify");
+    let mut solver = Solver::new(16);
+    let mut entries = Vec::new();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    while entries.len() < 12 {
+        let mut p = Position::<8, 9, u128>::new();
+        while p.moves() < 60 && !p.is_game_over() {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let legal: Vec<usize> = p.legal_columns().collect();
+            p.play_col(legal[(rng >> 33) as usize % legal.len()]);
+        }
+        if p.is_game_over() || p.is_full() {
+            continue;
+        }
+        let (key, _) = p.symmetric_key();
+        assert!(key >> 70 != 0, "both outer columns hold discs");
+        entries.push((key, solve_entry(&mut solver, &p, None)));
+    }
+    let out = dir.join("late.book");
+    Book::from_entries(8, 9, 0, entries.clone())
+        .save(&out)
+        .unwrap();
+    let o = run_vier(
+        &["book", "verify", out.to_str().unwrap(), "--sample", "100"],
+        "",
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert_eq!(text.lines().count(), entries.len(), "{text}");
+    assert!(text.lines().all(|l| !l.contains("MISMATCH")), "{text}");
+
+    entries[5].1.score = if entries[5].1.score == 0 {
+        1
+    } else {
+        -entries[5].1.score
+    };
+    Book::from_entries(8, 9, 0, entries).save(&out).unwrap();
+    let o = run_vier(
+        &["book", "verify", out.to_str().unwrap(), "--sample", "100"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(text.matches("MISMATCH").count(), 1, "{text}");
+}
