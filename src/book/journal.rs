@@ -141,7 +141,7 @@ mod tests {
         let bits = size.width() * (size.height() + 1);
         (0..20u128)
             .map(|i| {
-                let key = B::from_u128(1 << (bits - 1) | i * 0x1_0001);
+                let key = B::from_u128((1 << (bits - 1)) | (i * 0x1_0001));
                 (
                     key,
                     Entry::new(i as i32 % 5 - 2, Some(i as usize % size.width())),
@@ -200,11 +200,11 @@ mod tests {
         let size: Size = "7x6".parse().unwrap();
         let path = temp("jrn2");
         let mut bytes = b"VIERJRN2\x07\x06".to_vec();
-        bytes.extend_from_slice(&0x1234_5678_9au64.to_le_bytes());
+        bytes.extend_from_slice(&0x0012_3456_789a_u64.to_le_bytes());
         bytes.extend_from_slice(&[(-3i8) as u8, 4]);
         std::fs::write(&path, &bytes).unwrap();
         let (mut journal, known) = Journal::open::<u64>(&path, size).unwrap();
-        assert_eq!(known, [(0x1234_5678_9a, Entry::new(-3, Some(3)))].into());
+        assert_eq!(known, [(0x0012_3456_789a, Entry::new(-3, Some(3)))].into());
         journal.append(77u64, Entry::new(5, Some(0))).unwrap();
         drop(journal);
         assert_eq!(std::fs::read(&path).unwrap().len(), 10 + 2 * 10);

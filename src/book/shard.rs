@@ -412,7 +412,7 @@ mod tests {
         let bits = size.width() * (size.height() + 1);
         (0..50u128)
             .map(|i| {
-                let key = 1 << (bits - 1) | i << (bits - 8) | i;
+                let key = (1 << (bits - 1)) | (i << (bits - 8)) | i;
                 (
                     key,
                     Entry::new((i % 7) as i32 - 3, Some(i as usize % size.width())),

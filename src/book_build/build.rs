@@ -82,7 +82,7 @@ pub fn build_sized<const W: usize, const H: usize, B: Bitboard>(
     let started = Instant::now();
     // a bad list is refused before anything is solved or written
     let extra = extra_keys::<W, H, B>(opts)?;
-    let given = given_book::<W, H, B>(opts)?;
+    let given = given_book::<W, H>(opts)?;
     let plies = plan::<W, H, B>(opts.depth, log)?;
     let jpath = journal_path(&opts.out);
     let (mut journal, mut known) = Journal::open(&jpath, opts.size)?;
@@ -192,7 +192,7 @@ fn build_shard_sized<const W: usize, const H: usize, B: Bitboard>(
     let started = Instant::now();
     // a bad list is refused before anything is solved or written
     let extra = extra_keys::<W, H, B>(opts)?;
-    let given = given_book::<W, H, B>(opts)?;
+    let given = given_book::<W, H>(opts)?;
     let plies = plan::<W, H, B>(opts.depth, log)?;
     let last = &plies[opts.depth as usize];
     let ply_positions = u32::try_from(last.len())
@@ -590,9 +590,7 @@ fn reuse_book<const W: usize, const H: usize, B: Bitboard>(
 
 /// The book given with `opts.book`, loaded before anything is written. Unlike the one at
 /// `out` it was asked for, so a file that does not load or is of another size is an error.
-fn given_book<const W: usize, const H: usize, B: Bitboard>(
-    opts: &BuildOptions,
-) -> io::Result<Option<Book>> {
+fn given_book<const W: usize, const H: usize>(opts: &BuildOptions) -> io::Result<Option<Book>> {
     let Some(path) = &opts.book else {
         return Ok(None);
     };
