@@ -491,9 +491,10 @@ fn an_interrupted_shard_build_resumes_to_the_same_file() {
     let first = dir.join("first");
     let shard = build_shard(&opts("5x4", 7, first.clone()), spec, &mut Vec::new()).unwrap();
     let second = dir.join("second");
+    // a journal of the second format (8-byte keys), as an older vier left it
     let mut journal = b"VIERJRN2\x05\x04".to_vec();
     for (k, e) in shard.entries().take(shard.len() / 2) {
-        journal.extend_from_slice(&k.to_le_bytes());
+        journal.extend_from_slice(&u64::try_from(k).unwrap().to_le_bytes());
         journal.push(e.score as u8);
         journal.push(e.best);
     }
