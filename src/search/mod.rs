@@ -11,14 +11,15 @@
 //! root is solved (by the solver, or by the search proving a win or loss) the search reports it
 //! and ends, unless told to go on (`infinite`, pondering), in which case it idles until stopped.
 //!
-//! With [`Searcher::set_threads`] above 1 the search runs on several threads (Lazy SMP): helper
-//! threads run the same iterative deepening of the same root beside the main thread, sharing
-//! its lock-free table, odd helpers one ply ahead and each with its move order varied near the
-//! root, so that they search other subtrees first and leave in the table what the main thread
-//! will need. Helpers report nothing; the main thread alone reports, tries the solver between
-//! iterations (the helpers wait meanwhile: the solver's proofs race on as many threads) and
-//! decides the move from its own iterations. When it ends, the helpers are stopped; reported
-//! node counts add up every thread's.
+//! With [`Searcher::set_threads`] above 1 the solver does not wait for the iterations: it
+//! proves the root the whole time on half the threads (the prover), beside the search on the
+//! others, and the first to settle the root ends the other. The search's threads run Lazy SMP:
+//! helper threads run the same iterative deepening of the same root beside the main thread,
+//! sharing its lock-free table, odd helpers one ply ahead and each with its move order varied
+//! near the root, so that they search other subtrees first and leave in the table what the main
+//! thread will need. Helpers report nothing; the main thread alone reports and decides the move
+//! from its own iterations (or the prover's proof). When it ends, the helpers and the prover are
+//! stopped; reported node counts add up every thread's.
 //!
 //! Search code never prints: each finished depth goes to a [`Reporter`]. Every thread asks its
 //! limits (the one stop rule of [`crate::control`]: the search's [`SearchControl`], its node
@@ -75,6 +76,12 @@ pub struct Searcher {
     /// Helper threads' states, sharing `main`'s table (empty: one thread).
     helpers: Vec<Worker>,
     solver: Solver,
+    /// With two threads or more: the solver that proves the root beside the search, on a
+    /// share of the threads and the whole time, on `solver`'s table (see
+    /// [`Searcher::set_threads`]).
+    prover: Option<Solver>,
+    /// Every thread the search may use: the search's, the prover's.
+    threads: usize,
     book_hits: u64,
     /// A root move proven to keep at least this solver score, played if nothing is proven.
     secured: Option<(usize, i32)>,
@@ -107,6 +114,8 @@ impl Searcher {
             main: Worker::new(Arc::new(tt), 0),
             helpers: Vec::new(),
             solver,
+            prover: None,
+            threads: 1,
             book_hits: 0,
             secured: None,
             techniques: Techniques::ALL,
@@ -128,27 +137,42 @@ impl Searcher {
         Ok(())
     }
 
-    /// Searches and proves with `threads` threads from now on (1..=[`MAX_THREADS`]): the
-    /// depth-limited search runs helpers beside the main thread, sharing its table (Lazy SMP),
-    /// and the exact solver's proofs race on as many threads.
+    /// Searches and proves with `threads` threads from now on (1..=[`MAX_THREADS`]). One
+    /// thread takes turns: an iteration of the search, a try of the solver. With more, the
+    /// exact solver proves the root all the time on a thread of its own (the prover; half the
+    /// threads, rounded up, race in its proofs), beside the depth-limited search on the others
+    /// (helpers beside the main thread, sharing its table: Lazy SMP). Taking turns, every
+    /// thread would be in the part that is running: but the proofs the time allows (a few
+    /// milliseconds to a second) gain little from a second thread (`vier solve --threads 2`
+    /// solves Pons' Test_L1_R2 only 1.2-1.4 times faster), and the search as little; side by
+    /// side, each part has its threads the whole time.
     pub fn set_threads(&mut self, threads: usize) {
         let threads = threads.clamp(1, MAX_THREADS);
-        self.solver.set_threads(threads);
-        self.helpers.truncate(threads - 1);
-        while self.helpers.len() < threads - 1 {
+        self.threads = threads;
+        let search = if threads == 1 { 1 } else { threads / 2 };
+        self.helpers.truncate(search - 1);
+        while self.helpers.len() < search - 1 {
             let id = self.helpers.len() as u32 + 1;
             self.helpers.push(Worker::new(self.main.tt.clone(), id));
         }
+        self.prover = (threads > 1).then(|| {
+            let mut p = self.solver.beside();
+            p.set_threads(threads - search);
+            p
+        });
     }
 
     pub fn threads(&self) -> usize {
-        self.helpers.len() + 1
+        self.threads
     }
 
     /// Installs (or removes) the opening book; consulted only with `techniques.book`.
     pub fn set_book(&mut self, book: Option<Arc<Book>>) {
         self.book = book;
         let consulted = self.techniques.book.then(|| self.book.clone()).flatten();
+        if let Some(p) = &mut self.prover {
+            p.set_book(consulted.clone());
+        }
         self.solver.set_book(consulted);
     }
 
@@ -167,6 +191,10 @@ impl Searcher {
         // the table is the helpers' too
         self.main.tt.clear();
         self.solver.clear();
+        if let Some(p) = &mut self.prover {
+            // its table is `solver`'s, cleared above
+            p.clear_own();
+        }
         for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
             w.forget();
         }
@@ -268,28 +296,17 @@ impl Searcher {
                 };
             }
         }
-        let mut last = if self.helpers.is_empty() {
-            self.deepen(root, order, multipv, max_depth, control, reporter)
-        } else {
-            let crew = Arc::new(Crew::new());
-            let mut helpers = std::mem::take(&mut self.helpers);
-            let last = std::thread::scope(|scope| {
-                let _finish = FinishOnDrop(&crew);
-                for h in helpers.iter_mut() {
-                    h.start(
-                        Some(control.clone()),
-                        Some(crew.clone()),
-                        NodeBudget::UNLIMITED,
-                    );
-                    let order = &order;
-                    scope.spawn(move || h.lazy(root, order, max_depth));
-                }
-                self.main.crew = Some(crew.clone());
-                self.deepen(root, order.clone(), multipv, max_depth, control, reporter)
-            });
-            self.main.crew = None;
-            self.helpers = helpers;
-            last
+        let mut last = match self.prover.take() {
+            Some(prover) if self.techniques.solver => self.search_beside(
+                prover, root, order, multipv, max_depth, limits, control, reporter,
+            ),
+            prover => {
+                self.prover = prover;
+                let interleave = self.techniques.solver;
+                self.search_threads(
+                    root, order, multipv, max_depth, control, reporter, interleave,
+                )
+            }
         };
         // an unproven search does not overrule a move proven to keep a known value
         if let Some((c, x)) = self.secured {
@@ -312,8 +329,113 @@ impl Searcher {
         }
     }
 
-    /// The main thread's iterative deepening, with the solver's tries between iterations; the
-    /// last iteration (complete or cut short).
+    /// The search with the prover beside it, on threads of their own (see
+    /// [`Searcher::set_threads`]): the first to settle the root ends the other, and the search
+    /// ending (its time, its depth, `stop`) ends the prover. A node limit is the two's
+    /// together. Reports the prover's proof as the last iteration.
+    #[allow(clippy::too_many_arguments)]
+    fn search_beside<const W: usize, const H: usize, B: Bitboard>(
+        &mut self,
+        mut prover: Solver,
+        root: &Position<W, H, B>,
+        order: Vec<usize>,
+        multipv: usize,
+        max_depth: u32,
+        limits: &SearchLimits,
+        control: &Arc<SearchControl>,
+        reporter: &mut dyn Reporter,
+    ) -> Iteration {
+        let one_line = multipv == 1 && order.len() == root.legal_columns().count();
+        let proven = SearchControl::unlimited();
+        let ended = SearchControl::unlimited();
+        if let Some(n) = limits.nodes {
+            self.main.limits.budget = NodeBudget::start(self.main.nodes, Some(n - n / 2));
+        }
+        // half the limit for the prover, whose two steps get a budget each (see `prove_root`)
+        let budget = limits.nodes.map_or(u64::MAX, |n| n / 4);
+        self.main.limits.group = Some(proven.clone());
+        let mut secured = None;
+        prover.reset_nodes();
+        let (mut last, proof) = std::thread::scope(|scope| {
+            let proving = scope.spawn(|| {
+                let proof = prover.prove_root(root, one_line, &mut secured, &ended, budget);
+                if proof != RootProof::Unproven {
+                    proven.stop();
+                }
+                proof
+            });
+            let last = {
+                // the prover ends even if the search unwinds, so the scope joining it ends
+                let _end = StopOnDrop(&ended);
+                let order = order.clone();
+                self.search_threads(root, order, multipv, max_depth, control, reporter, false)
+            };
+            let proof = proving
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (last, proof)
+        });
+        self.main.limits.group = None;
+        self.main.nodes += prover.nodes();
+        self.book_hits += prover.book_hits();
+        self.prover = Some(prover);
+        self.secured = secured;
+        if !last.solved {
+            if let Some(lines) = self.proof_lines::<W, H>(proof, root.moves(), &order, multipv) {
+                let it = self.iteration(last.depth, lines, true, control);
+                reporter.report(&it);
+                last = it;
+            }
+        }
+        last
+    }
+
+    /// The search on the main thread and its helpers (Lazy SMP); with `interleave`, the main
+    /// thread gives the solver a try between iterations.
+    #[allow(clippy::too_many_arguments)]
+    fn search_threads<const W: usize, const H: usize, B: Bitboard>(
+        &mut self,
+        root: &Position<W, H, B>,
+        order: Vec<usize>,
+        multipv: usize,
+        max_depth: u32,
+        control: &Arc<SearchControl>,
+        reporter: &mut dyn Reporter,
+        interleave: bool,
+    ) -> Iteration {
+        if self.helpers.is_empty() {
+            self.deepen(
+                root, order, multipv, max_depth, control, reporter, interleave,
+            )
+        } else {
+            let crew = Arc::new(Crew::new());
+            let mut helpers = std::mem::take(&mut self.helpers);
+            let last = std::thread::scope(|scope| {
+                let _finish = FinishOnDrop(&crew);
+                for h in helpers.iter_mut() {
+                    h.start(
+                        Some(control.clone()),
+                        Some(crew.clone()),
+                        NodeBudget::UNLIMITED,
+                    );
+                    let order = &order;
+                    scope.spawn(move || h.lazy(root, order, max_depth));
+                }
+                self.main.crew = Some(crew.clone());
+                let order = order.clone();
+                self.deepen(
+                    root, order, multipv, max_depth, control, reporter, interleave,
+                )
+            });
+            self.main.crew = None;
+            self.helpers = helpers;
+            last
+        }
+    }
+
+    /// The main thread's iterative deepening, with the solver's tries between iterations when
+    /// it `interleave`s; the last iteration (complete or cut short).
+    #[allow(clippy::too_many_arguments)]
     fn deepen<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
         root: &Position<W, H, B>,
@@ -322,6 +444,7 @@ impl Searcher {
         max_depth: u32,
         control: &Arc<SearchControl>,
         reporter: &mut dyn Reporter,
+        interleave: bool,
     ) -> Iteration {
         let cells = (W * H) as u32;
         let moves = root.moves();
@@ -365,8 +488,8 @@ impl Searcher {
             }
             // Give the exact solver a try, with as much work as the search (the main thread's,
             // so that the solver gets about as much time) has done so far (not when the study
-            // leaves it out).
-            if !self.techniques.solver {
+            // leaves it out, nor when the prover runs beside the search).
+            if !interleave {
                 continue;
             }
             if let Some(lines) = self.try_solve(root, &order, multipv, search_nodes, control) {
@@ -447,6 +570,18 @@ impl Searcher {
         }
         self.main.nodes += self.solver.nodes();
         self.book_hits += self.solver.book_hits();
+        self.proof_lines::<W, H>(proof, moves, order, multipv)
+    }
+
+    /// The lines a root proof gives (`None`: unproven), the search's line kept where it starts
+    /// with the proven move.
+    fn proof_lines<const W: usize, const H: usize>(
+        &self,
+        proof: RootProof,
+        moves: u32,
+        order: &[usize],
+        multipv: usize,
+    ) -> Option<Vec<Line>> {
         let prev_pv = &self.main.prev_pv;
         let scores = match proof {
             RootProof::Keeps { col, score } => {
@@ -495,6 +630,15 @@ impl Searcher {
                 })
                 .collect(),
         )
+    }
+}
+
+/// Stops a control when dropped, even by a panic.
+struct StopOnDrop<'a>(&'a SearchControl);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
     }
 }
 
@@ -707,9 +851,20 @@ mod tests {
         assert_eq!(r.last.lines[0].score, Score::Loss(1), "{its:?}");
         let (r, _) = run_on(&mut s, &P::from_moves("4453").unwrap(), depth(10));
         assert!(P::from_moves("4453").unwrap().can_play(r.best.unwrap()));
+        // two threads: the search on one, the prover on the other; its nodes count
+        assert!(s.helpers.is_empty());
+        let proved = s.prover.as_ref().unwrap().nodes();
+        assert!(proved > 0);
+        assert!(r.last.nodes > proved);
+        assert_eq!(r.last.nodes, s.main.nodes);
+        // four: the search on two (a helper beside the main thread), the prover's race on two
+        s.set_threads(4);
+        let (r, _) = run_on(&mut s, &P::from_moves("4453").unwrap(), depth(10));
         let helpers: u64 = s.helpers.iter().map(|h| h.nodes).sum();
         assert!(helpers > 0);
         assert_eq!(r.last.nodes, s.main.nodes + helpers);
+        assert_eq!(s.prover.as_ref().unwrap().threads(), 2);
+        s.set_threads(2);
         assert_eq!(s.threads(), 2);
         s.set_hash(4).unwrap();
         assert_eq!(s.threads(), 2, "a new Hash keeps the threads");
@@ -773,6 +928,51 @@ mod tests {
             Score::from_exact(42, p.moves() as i32, exact),
             "{its:?}"
         );
+    }
+
+    /// With two threads the prover settles the root beside the search: `32163126` is won (+11)
+    /// in a proof of about 2,000 nodes that the search alone does not find within the limit.
+    #[test]
+    fn two_threads_play_the_provers_proof() {
+        let p = P::from_moves("32163126").unwrap();
+        let limits = SearchLimits {
+            nodes: Some(400_000),
+            multipv: 1,
+            ..Default::default()
+        };
+        let (r, its) = run_on(&mut two_threads(), &p, limits);
+        assert!(r.last.solved, "{its:?}");
+        assert_eq!(r.best, Some(2));
+        assert_eq!(r.last.lines[0].score, Score::from_exact(42, 8, 11));
+        let reported = its.last().unwrap();
+        assert!(reported.solved && reported.lines == r.last.lines, "{its:?}");
+    }
+
+    /// A node limit counts the search's and the prover's nodes together (each has a share,
+    /// rounded up to its polls): the empty board is proven by neither within it.
+    #[test]
+    fn a_node_limit_is_the_search_and_the_provers_together() {
+        for threads in [2, 4] {
+            let mut s = Searcher::new(8);
+            s.set_threads(threads);
+            let limits = SearchLimits {
+                nodes: Some(300_000),
+                multipv: 1,
+                ..Default::default()
+            };
+            let (r, its) = run_on(&mut s, &P::new(), limits);
+            assert!(!r.last.solved, "{its:?}");
+            let polls = threads as u64 * (crate::control::SOLVER_POLL_NODES + 1024);
+            assert!(
+                r.last.nodes <= 300_000 + polls,
+                "{threads}: {}",
+                r.last.nodes
+            );
+            // the prover's count in the total (it ends when the search does, maybe before its
+            // share is used)
+            let proved = s.prover.as_ref().unwrap().nodes();
+            assert!(proved > 0 && r.last.nodes > proved, "{threads}: {proved}");
+        }
     }
 
     /// An infinite search on two threads ends with its stop flag: the helpers end with it (the

@@ -113,6 +113,14 @@ impl Solver {
         }
     }
 
+    /// A solver of its own (one thread, no node counts) on this one's table and book: what either
+    /// proves, the other finds. The searcher's prover is one.
+    pub fn beside(&self) -> Solver {
+        let mut s = Solver::sharing(self.tt.clone());
+        s.set_book(self.book.clone());
+        s
+    }
+
     /// Nodes visited since the last [`Solver::reset_nodes`].
     pub fn nodes(&self) -> u64 {
         self.nodes
@@ -127,6 +135,12 @@ impl Solver {
     pub fn clear(&mut self) {
         // the table is the helpers' too
         self.tt.clear();
+        self.clear_own();
+    }
+
+    /// Forgets what this solver's threads keep to themselves (their small tables), not the
+    /// table it shares (see [`Solver::beside`]).
+    pub fn clear_own(&mut self) {
         self.near.clear();
         for h in &mut self.helpers {
             h.near.clear();
