@@ -37,7 +37,7 @@ use crate::control::{Limits, NodeBudget, SearchControl};
 use crate::score;
 use crate::tt::{TableError, TransTable};
 use parallel::{Busy, RootWindow};
-use settings::NEAR_TABLE_MB;
+use settings::{NEAR_PLIES, NEAR_TABLE_MB};
 use std::sync::Arc;
 
 /// The solver with its table and statistics. Reuse one for many positions: the table carries over
@@ -46,7 +46,7 @@ pub struct Solver {
     /// Positions near the root of a search: few, expensive, worth a large table; shared with
     /// the helper threads.
     tt: Arc<TransTable>,
-    /// Positions with at least `NEAR_PLIES` discs: many cheap ones, kept in a table small
+    /// Positions with at least `near_plies` discs: many cheap ones, kept in a table small
     /// enough to stay in the CPU cache (a probe into a large table is a cache miss, and the
     /// misses, not the arithmetic, bound the node rate).
     near: TransTable,
@@ -73,6 +73,12 @@ pub struct Solver {
     window: Option<Arc<RootWindow>>,
     /// The null-window test the root search is running: is the score above this?
     testing: i32,
+    /// Positions with at least this many discs use `near`: [`NEAR_PLIES`], or
+    /// [`settings::SHARED_NEAR_PLIES`] in a solver with helpers.
+    near_plies: u32,
+    /// In a race this thread steps its root tests out from 0 instead of halving (every other
+    /// helper: [`settings::SPLIT_ROOT_TESTS`]).
+    steps_root: bool,
 }
 
 /// Returned by searches that were interrupted by their limits.
@@ -110,6 +116,8 @@ impl Solver {
             book_hits: 0,
             window: None,
             testing: 0,
+            near_plies: NEAR_PLIES,
+            steps_root: false,
         }
     }
 

@@ -3,7 +3,7 @@
 //! the root's window (a test one thread answered, the others drop), and the first thread to
 //! finish answers for all.
 
-use super::settings::{BUSY_BITS, MAX_THREADS};
+use super::settings::{BUSY_BITS, MAX_THREADS, NEAR_PLIES, SHARED_NEAR_PLIES, SPLIT_ROOT_TESTS};
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
 use crate::board::Position;
@@ -111,7 +111,9 @@ impl Solver {
     /// the answer (Lazy SMP). All keep the same move order, but a move that another thread is
     /// searching waits until the others are done (simplified ABDADA, see [`Busy`]), so at the
     /// nodes where every move must be searched the threads share the moves out. The root's
-    /// null-window tests are shared too ([`RootWindow`]). (Varying the helpers' move order near
+    /// null-window tests are shared too ([`RootWindow`]), and every other helper runs a different
+    /// one ([`SPLIT_ROOT_TESTS`]); the shared table takes positions deeper than with one thread
+    /// ([`SHARED_NEAR_PLIES`]). (Varying the helpers' move order near
     /// the root instead, as before, gave no speed-up on the empty board: a helper's varied
     /// first move at a node that needs only one is wasted work. Deferring a busy first move
     /// where the node failed low before, and marking positions busy deeper than `NEAR_PLIES`,
@@ -126,8 +128,11 @@ impl Solver {
             self.helpers.push(h);
         }
         self.busy = (n > 0).then(|| Arc::new(Busy::new()));
-        for h in &mut self.helpers {
+        self.near_plies = if n > 0 { SHARED_NEAR_PLIES } else { NEAR_PLIES };
+        for (i, h) in self.helpers.iter_mut().enumerate() {
             h.busy = self.busy.clone();
+            h.near_plies = self.near_plies;
+            h.steps_root = SPLIT_ROOT_TESTS && i % 2 == 0;
         }
     }
 
@@ -231,6 +236,22 @@ impl Solver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn helpers_share_deeper_positions_and_alternate_root_tests_until_one_thread_again() {
+        let mut s = Solver::new(1);
+        assert_eq!(s.near_plies, NEAR_PLIES);
+        s.set_threads(4);
+        assert_eq!(s.near_plies, SHARED_NEAR_PLIES);
+        assert!(!s.steps_root, "the main thread halves");
+        let steps: Vec<bool> = s.helpers.iter().map(|h| h.steps_root).collect();
+        assert_eq!(steps, [SPLIT_ROOT_TESTS, false, SPLIT_ROOT_TESTS]);
+        assert!(s.helpers.iter().all(|h| h.near_plies == SHARED_NEAR_PLIES));
+        // one thread again is the single-thread solver `vier bench` measures
+        s.set_threads(1);
+        assert_eq!(s.near_plies, NEAR_PLIES);
+        assert!(s.helpers.is_empty());
+    }
 
     #[test]
     fn busy_marks_only_the_key_entered_and_leaving_clears_only_its_own_mark() {

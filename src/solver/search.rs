@@ -62,7 +62,7 @@ impl Solver {
                 break;
             }
             let mut med = min + (max - min) / 2;
-            if max - min <= STEP_RANGE {
+            if max - min <= STEP_RANGE || (self.steps_root && self.window.is_some()) {
                 med = if min >= 0 {
                     min
                 } else if max <= 0 {
@@ -217,7 +217,7 @@ impl Solver {
         let opp_threats = p.opponent_winning_cells();
         let mut sorter = MoveSorter::<B, W>::new();
         let order = column_order::<W>();
-        if (moves as u32) + 1 < NEAR_PLIES {
+        if (moves as u32) + 1 < self.near_plies {
             // Children's entries in the large table are cache misses: ask for all of them
             // before resolving any, so that the misses overlap.
             let mut m = next;
@@ -392,7 +392,7 @@ impl Solver {
 
     #[inline(always)]
     pub(super) fn table_for(&self, moves: u32) -> &TransTable {
-        if moves >= NEAR_PLIES {
+        if moves >= self.near_plies {
             &self.near
         } else {
             &self.tt
