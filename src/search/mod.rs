@@ -677,6 +677,14 @@ mod tests {
         }
     }
 
+    fn nodes(n: u64) -> SearchLimits {
+        SearchLimits {
+            nodes: Some(n),
+            multipv: 1,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn mate_numbers() {
         // x to move wins at once in column 4
@@ -693,11 +701,7 @@ mod tests {
         // Won (+11, column 3): the root's proof takes about 2K nodes, the exact scores of the
         // six losing columns millions, so a search that scored every column stayed unproven.
         let p = P::from_moves("32163126").unwrap();
-        let limits = SearchLimits {
-            nodes: Some(20_000),
-            multipv: 1,
-            ..Default::default()
-        };
+        let limits = nodes(20_000);
         let (r, its) = run(&p, limits);
         assert!(r.last.solved, "{its:?}");
         assert_eq!(r.best, Some(2));
@@ -935,11 +939,7 @@ mod tests {
     #[test]
     fn two_threads_play_the_provers_proof() {
         let p = P::from_moves("32163126").unwrap();
-        let limits = SearchLimits {
-            nodes: Some(400_000),
-            multipv: 1,
-            ..Default::default()
-        };
+        let limits = nodes(400_000);
         let (r, its) = run_on(&mut two_threads(), &p, limits);
         assert!(r.last.solved, "{its:?}");
         assert_eq!(r.best, Some(2));
@@ -955,11 +955,7 @@ mod tests {
         for threads in [2, 4] {
             let mut s = Searcher::new(8);
             s.set_threads(threads);
-            let limits = SearchLimits {
-                nodes: Some(300_000),
-                multipv: 1,
-                ..Default::default()
-            };
+            let limits = nodes(300_000);
             let (r, its) = run_on(&mut s, &P::new(), limits);
             assert!(!r.last.solved, "{its:?}");
             let polls = threads as u64 * (crate::control::SOLVER_POLL_NODES + 1024);

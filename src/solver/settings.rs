@@ -26,12 +26,14 @@ pub const RACE_AFTER_NODES: u64 = 20_000;
 /// thread: [`NEAR_PLIES`]): the threads then share the results of smaller subtrees, and duplicate
 /// less of each other's work, at the price of more cache misses. Measured on 16 cores, the empty
 /// 7x6 board (with the root split below): 16 threads 98-118 M nodes instead of 129-140 M, 8
-/// threads 79-87 M instead of 96-111 M, and faster in 11 of 12 side-by-side runs at 2, 8 and 16.
+/// threads 79-87 M instead of 96-111 M; faster in all 14 side-by-side runs at 2, 8 and 16 threads
+/// (1 of 2 at 4).
 pub const SHARED_NEAR_PLIES: u32 = 26;
 
 /// In a race, every other helper steps its root tests out from 0 (as within [`STEP_RANGE`])
 /// instead of halving: two different null-window tests run at once, and whichever answers first
-/// narrows the shared window for all. Alone it saved 5-15% nodes at 8 and 16 threads.
+/// narrows the shared window for all. Alone it saved 5-18% of the nodes at 8 and 16 threads (two
+/// runs each).
 pub const SPLIT_ROOT_TESTS: bool = true;
 
 /// Slots of the busy table (as a power of two) through which threads defer moves another
