@@ -77,7 +77,7 @@ pub struct Solver {
     /// [`settings::SHARED_NEAR_PLIES`] in a solver with helpers.
     near_plies: u32,
     /// In a race this thread steps its root tests out from 0 instead of halving (every other
-    /// helper: [`settings::SPLIT_ROOT_TESTS`]).
+    /// helper from [`settings::SPLIT_ROOT_TESTS_FROM`] threads).
     steps_root: bool,
 }
 

@@ -3,7 +3,9 @@
 //! the root's window (a test one thread answered, the others drop), and the first thread to
 //! finish answers for all.
 
-use super::settings::{BUSY_BITS, MAX_THREADS, NEAR_PLIES, SHARED_NEAR_PLIES, SPLIT_ROOT_TESTS};
+use super::settings::{
+    BUSY_BITS, MAX_THREADS, NEAR_PLIES, SHARED_NEAR_PLIES, SPLIT_ROOT_TESTS_FROM,
+};
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
 use crate::board::Position;
@@ -112,7 +114,7 @@ impl Solver {
     /// searching waits until the others are done (simplified ABDADA, see [`Busy`]), so at the
     /// nodes where every move must be searched the threads share the moves out. The root's
     /// null-window tests are shared too ([`RootWindow`]), and every other helper runs a different
-    /// one ([`SPLIT_ROOT_TESTS`]); the shared table takes positions deeper than with one thread
+    /// one from 8 threads up ([`SPLIT_ROOT_TESTS_FROM`]); the shared table takes positions deeper than with one thread
     /// ([`SHARED_NEAR_PLIES`]). (Varying the helpers' move order near
     /// the root instead, as before, gave no speed-up on the empty board: a helper's varied
     /// first move at a node that needs only one is wasted work. Deferring a busy first move
@@ -129,10 +131,11 @@ impl Solver {
         }
         self.busy = (n > 0).then(|| Arc::new(Busy::new()));
         self.near_plies = if n > 0 { SHARED_NEAR_PLIES } else { NEAR_PLIES };
+        let split = n + 1 >= SPLIT_ROOT_TESTS_FROM;
         for (i, h) in self.helpers.iter_mut().enumerate() {
             h.busy = self.busy.clone();
             h.near_plies = self.near_plies;
-            h.steps_root = SPLIT_ROOT_TESTS && i % 2 == 0;
+            h.steps_root = split && i % 2 == 0;
         }
     }
 
@@ -243,10 +246,16 @@ mod tests {
         assert_eq!(s.near_plies, NEAR_PLIES);
         s.set_threads(4);
         assert_eq!(s.near_plies, SHARED_NEAR_PLIES);
+        assert!(s.helpers.iter().all(|h| h.near_plies == SHARED_NEAR_PLIES));
+        assert!(
+            s.helpers.iter().all(|h| !h.steps_root),
+            "below 8 threads all halve"
+        );
+        s.set_threads(SPLIT_ROOT_TESTS_FROM);
         assert!(!s.steps_root, "the main thread halves");
         let steps: Vec<bool> = s.helpers.iter().map(|h| h.steps_root).collect();
-        assert_eq!(steps, [SPLIT_ROOT_TESTS, false, SPLIT_ROOT_TESTS]);
-        assert!(s.helpers.iter().all(|h| h.near_plies == SHARED_NEAR_PLIES));
+        let alternate: Vec<bool> = (0..SPLIT_ROOT_TESTS_FROM - 1).map(|i| i % 2 == 0).collect();
+        assert_eq!(steps, alternate);
         // one thread again is the single-thread solver `vier bench` measures
         s.set_threads(1);
         assert_eq!(s.near_plies, NEAR_PLIES);

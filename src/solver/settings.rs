@@ -30,11 +30,14 @@ pub const RACE_AFTER_NODES: u64 = 20_000;
 /// (1 of 2 at 4).
 pub const SHARED_NEAR_PLIES: u32 = 26;
 
-/// In a race, every other helper steps its root tests out from 0 (as within [`STEP_RANGE`])
-/// instead of halving: two different null-window tests run at once, and whichever answers first
-/// narrows the shared window for all. Alone it saved 5-18% of the nodes at 8 and 16 threads (two
-/// runs each).
-pub const SPLIT_ROOT_TESTS: bool = true;
+/// From this many threads, every other helper steps its root tests out from 0 (as within
+/// [`STEP_RANGE`]) instead of halving: two different null-window tests run at once, and whichever
+/// answers first narrows the shared window for all. It pays where the score is near 0: the empty
+/// 7x6 board (+1) at 8 and 16 threads, 5-18% fewer nodes alone, about 10% less time with the
+/// deeper shared table above. Where scores are far from 0 the stepping tests are mostly wasted:
+/// on the first 200 Test_L1_R2 (2 cores) it cost 7-9% more nodes at 2 and 4 threads, and made 2
+/// threads 25-35% slower; on the empty board it gained nothing at 2.
+pub const SPLIT_ROOT_TESTS_FROM: usize = 8;
 
 /// Slots of the busy table (as a power of two) through which threads defer moves another
 /// thread is searching: enough that unrelated positions rarely share a slot near the root.
