@@ -36,6 +36,27 @@ fn solve_prints_score_nodes_time_and_a_summary() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("positions 2, mismatches 0, errors 0"), "{err}");
     assert!(err.contains("mean time") && err.contains("mean nodes") && err.contains("nodes/s"));
+    // the suite's build has the `stats` feature: the nodes of both positions, by discs
+    let by_discs = err
+        .lines()
+        .find_map(|l| l.strip_prefix("nodes by discs: "))
+        .unwrap_or_else(|| panic!("no counts by discs: {err}"));
+    let counted: u64 = by_discs
+        .split_whitespace()
+        .map(|t| {
+            let (discs, n) = t.split_once(':').unwrap();
+            assert!(
+                discs.parse::<u32>().unwrap() >= 25,
+                "{t}: the roots have 25 and 37 discs"
+            );
+            n.parse::<u64>().unwrap()
+        })
+        .sum();
+    let searched: u64 = l
+        .iter()
+        .map(|x| x.split_whitespace().nth(2).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(counted, searched, "{err}");
 }
 
 #[test]

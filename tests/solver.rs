@@ -239,6 +239,29 @@ fn a_node_budget_is_shared_by_the_threads_not_spent_by_each() {
     }
 }
 
+#[test]
+fn the_counts_by_discs_hold_every_node_of_every_thread_once() {
+    // a Test_L2_R2 position: thousands of nodes, enough for the helpers to join at once
+    let (moves, score) = common::pons_set("Test_L2_R2").swap_remove(0);
+    let p = Position::<7, 6>::from_moves(&moves).unwrap();
+    for threads in [1, 2, 4] {
+        let mut solver = Solver::new(16);
+        solver.set_threads(threads);
+        solver.set_race_after(0);
+        assert_eq!(solver.solve(&p).unwrap(), score, "{moves}");
+        let stats = solver.stats();
+        assert!(solver.nodes() > 0);
+        assert_eq!(stats.nodes(), solver.nodes(), "{threads} threads");
+        // a search below the root never sees fewer discs, nor a full board
+        let discs = p.moves() as usize;
+        assert!((0..discs).all(|d| stats.nodes_at(d) == 0), "{stats}");
+        assert!((42..=60).all(|d| stats.nodes_at(d) == 0), "{stats}");
+        // and starts from nothing again
+        solver.reset_nodes();
+        assert_eq!(solver.stats().nodes(), 0);
+    }
+}
+
 /// Pons' five sets, end to begin.
 const PONS_SETS: [&str; 5] = [
     "Test_L3_R1",

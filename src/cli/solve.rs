@@ -33,6 +33,9 @@ pub struct SolveSummary {
     pub errors: u64,
     pub total_nodes: u64,
     pub total_micros: f64,
+    /// The nodes of all positions by discs on the board (a `stats` build only).
+    #[cfg(feature = "stats")]
+    pub stats: crate::solver::stats::Stats,
 }
 
 impl SolveSummary {
@@ -43,7 +46,7 @@ impl SolveSummary {
         } else {
             0.0
         };
-        format!(
+        let report = format!(
             "positions {}, mismatches {}, errors {}, mean time {:.1} us, mean nodes {:.1}, {:.0} nodes/s",
             self.positions,
             self.mismatches,
@@ -51,7 +54,10 @@ impl SolveSummary {
             self.total_micros / n,
             self.total_nodes as f64 / n,
             nps
-        )
+        );
+        #[cfg(feature = "stats")]
+        let report = format!("{report}\nnodes by discs: {}", self.stats);
+        report
     }
 }
 
@@ -132,6 +138,8 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         let micros = start.elapsed().as_secs_f64() * 1e6;
         sum.positions += 1;
         sum.total_nodes += solver.nodes();
+        #[cfg(feature = "stats")]
+        sum.stats.add(solver.stats());
         sum.total_micros += micros;
         write!(out, "{moves} {text} {} {:.0}", solver.nodes(), micros)?;
         if let (Some(e), Some(s)) = (expected, score) {

@@ -18,7 +18,8 @@
 //! [`search`] one thread's search (the root's null-window sequence and the negamax),
 //! [`resolve`] static resolution and the parity bounds, [`parallel`] the threads (the race and
 //! the busy table), [`root`] the root policies the searcher and the book builder ask for,
-//! [`book`](mod@book) the opening book's probes, and [`settings`] every tunable.
+//! [`book`](mod@book) the opening book's probes, and [`settings`] every tunable (`stats`, with
+//! the feature of that name, counts where the nodes go).
 
 mod book;
 mod parallel;
@@ -26,6 +27,8 @@ mod resolve;
 mod root;
 mod search;
 pub mod settings;
+#[cfg(feature = "stats")]
+pub mod stats;
 
 pub use root::RootProof;
 pub use settings::{MAX_THREADS, RACE_AFTER_NODES};
@@ -37,7 +40,7 @@ use crate::control::{Limits, NodeBudget, SearchControl};
 use crate::score;
 use crate::tt::{TableError, TransTable};
 use parallel::{Busy, RootWindow};
-use settings::{NEAR_PLIES, NEAR_TABLE_MB};
+use settings::{BUSY_PLIES, NEAR_PLIES, NEAR_TABLE_MB};
 use std::sync::Arc;
 
 /// The solver with its table and statistics. Reuse one for many positions: the table carries over
@@ -79,6 +82,10 @@ pub struct Solver {
     /// In a race this thread steps its root tests out from 0 instead of halving (every other
     /// helper from [`settings::SPLIT_ROOT_TESTS_FROM`] threads).
     steps_root: bool,
+    /// With helpers, positions with fewer discs than this are marked busy ([`settings::BUSY_PLIES`]).
+    busy_plies: u32,
+    #[cfg(feature = "stats")]
+    stats: stats::Stats,
 }
 
 /// Returned by searches that were interrupted by their limits.
@@ -118,6 +125,9 @@ impl Solver {
             testing: 0,
             near_plies: NEAR_PLIES,
             steps_root: false,
+            busy_plies: BUSY_PLIES,
+            #[cfg(feature = "stats")]
+            stats: stats::Stats::default(),
         }
     }
 
@@ -137,6 +147,16 @@ impl Solver {
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
         self.book_hits = 0;
+        #[cfg(feature = "stats")]
+        {
+            self.stats = stats::Stats::default();
+        }
+    }
+
+    /// Where the nodes since the last [`Solver::reset_nodes`] went, all threads together.
+    #[cfg(feature = "stats")]
+    pub fn stats(&self) -> &stats::Stats {
+        &self.stats
     }
 
     /// Forgets the tables: the next search starts from nothing.

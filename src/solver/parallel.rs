@@ -4,7 +4,7 @@
 //! finish answers for all.
 
 use super::settings::{
-    BUSY_BITS, MAX_THREADS, NEAR_PLIES, SHARED_NEAR_PLIES, SPLIT_ROOT_TESTS_FROM,
+    tuned, BUSY_BITS, BUSY_PLIES, MAX_THREADS, NEAR_PLIES, SHARED_NEAR_PLIES, SPLIT_ROOT_TESTS_FROM,
 };
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
@@ -130,11 +130,17 @@ impl Solver {
             self.helpers.push(h);
         }
         self.busy = (n > 0).then(|| Arc::new(Busy::new()));
-        self.near_plies = if n > 0 { SHARED_NEAR_PLIES } else { NEAR_PLIES };
-        let split = n + 1 >= SPLIT_ROOT_TESTS_FROM;
+        self.near_plies = if n > 0 {
+            tuned("SHARED_NEAR_PLIES", SHARED_NEAR_PLIES)
+        } else {
+            NEAR_PLIES
+        };
+        self.busy_plies = tuned("BUSY_PLIES", BUSY_PLIES);
+        let split = n + 1 >= tuned("SPLIT_ROOT_TESTS_FROM", SPLIT_ROOT_TESTS_FROM as u32) as usize;
         for (i, h) in self.helpers.iter_mut().enumerate() {
             h.busy = self.busy.clone();
             h.near_plies = self.near_plies;
+            h.busy_plies = self.busy_plies;
             h.steps_root = split && i % 2 == 0;
         }
     }
@@ -220,6 +226,8 @@ impl Solver {
         for h in &mut helpers {
             h.window = None;
             self.nodes += std::mem::take(&mut h.nodes);
+            #[cfg(feature = "stats")]
+            self.stats.absorb(&mut h.stats);
             self.book_hits += std::mem::take(&mut h.book_hits);
             h.limits = Limits::default();
         }
@@ -247,6 +255,7 @@ mod tests {
         s.set_threads(4);
         assert_eq!(s.near_plies, SHARED_NEAR_PLIES);
         assert!(s.helpers.iter().all(|h| h.near_plies == SHARED_NEAR_PLIES));
+        assert!(s.helpers.iter().all(|h| h.busy_plies == BUSY_PLIES));
         assert!(
             s.helpers.iter().all(|h| !h.steps_root),
             "below 8 threads all halve"

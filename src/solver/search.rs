@@ -2,7 +2,7 @@
 //! ([`Solver::solve_window_alone`]), and the negamax they run.
 
 use super::resolve::{Open, Resolved};
-use super::settings::{NEAR_PLIES, STEP_RANGE, SYMMETRY_PLIES};
+use super::settings::{STEP_RANGE, SYMMETRY_PLIES};
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
@@ -156,6 +156,8 @@ impl Solver {
         debug_assert!(alpha < beta);
         debug_assert!(!p.can_win_next());
         self.nodes += 1;
+        #[cfg(feature = "stats")]
+        self.stats.node(p.moves());
         if poll_due(self.nodes, SOLVER_POLL_NODES)
             && (self.limits.reached(self.nodes) || self.window_answered())
         {
@@ -277,7 +279,7 @@ impl Solver {
         // With helpers, a move another thread is searching right now waits until the others are
         // done (simplified ABDADA): at a node where every move must be searched, the threads
         // share the moves out instead of searching the same ones side by side.
-        let track = self.busy.is_some() && (moves as u32) < NEAR_PLIES;
+        let track = self.busy.is_some() && (moves as u32) < self.busy_plies;
         let mut cols = [0u8; 2 * MAX_WIDTH];
         let mut n = 0;
         for (_, col) in sorter {

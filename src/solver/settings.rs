@@ -39,9 +39,62 @@ pub const SHARED_NEAR_PLIES: u32 = 26;
 /// threads 25-35% slower; on the empty board it gained nothing at 2.
 pub const SPLIT_ROOT_TESTS_FROM: usize = 8;
 
+/// With helper threads, positions with fewer discs than this are marked busy while a thread
+/// searches them (see `parallel::Busy`): deeper, the subtrees are too small for the marks to
+/// pay (measured: marks deeper than 22 discs made 16 threads slower).
+pub const BUSY_PLIES: u32 = 22;
+
 /// Slots of the busy table (as a power of two) through which threads defer moves another
 /// thread is searching: enough that unrelated positions rarely share a slot near the root.
 pub const BUSY_BITS: u32 = 16;
 
 /// The most threads a solver runs.
 pub const MAX_THREADS: usize = 64;
+
+/// A setting of the threads as the solver uses it: `value`, unless this is a build with the
+/// `tune` feature and the environment sets `VIER_<name>` (a machine of many cores can then
+/// sweep a setting with one binary; read when the thread count is set, never per node).
+pub fn tuned(name: &str, value: u32) -> u32 {
+    #[cfg(feature = "tune")]
+    return overridden(
+        name,
+        value,
+        std::env::var(format!("VIER_{name}")).ok().as_deref(),
+    );
+    #[cfg(not(feature = "tune"))]
+    {
+        let _ = name;
+        value
+    }
+}
+
+/// `value`, or the count `set` gives instead; says on stderr which, so that a log of a sweep
+/// shows what ran.
+#[cfg(feature = "tune")]
+fn overridden(name: &str, value: u32, set: Option<&str>) -> u32 {
+    let Some(set) = set else { return value };
+    match set.trim().parse() {
+        Ok(t) => {
+            eprintln!("tune: {name} = {t} (instead of {value})");
+            t
+        }
+        Err(_) => {
+            eprintln!("tune: VIER_{name}={set:?} is not a count: {name} stays {value}");
+            value
+        }
+    }
+}
+
+#[cfg(all(test, feature = "tune"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_override_that_is_a_count_replaces_the_setting_and_any_other_leaves_it() {
+        assert_eq!(overridden("SHARED_NEAR_PLIES", 26, None), 26);
+        assert_eq!(overridden("SHARED_NEAR_PLIES", 26, Some("28")), 28);
+        assert_eq!(overridden("SHARED_NEAR_PLIES", 26, Some(" 30\n")), 30);
+        assert_eq!(overridden("SHARED_NEAR_PLIES", 26, Some("deep")), 26);
+        assert_eq!(overridden("SHARED_NEAR_PLIES", 26, Some("-1")), 26);
+    }
+}
