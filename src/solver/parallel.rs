@@ -118,7 +118,7 @@ impl Solver {
     /// positions than with one thread ([`SHARED_NEAR_PLIES`]). (Varying the helpers' move order
     /// near the root instead, as before, gave no speed-up on the empty board: a helper's varied
     /// first move at a node that needs only one is wasted work. Deferring a busy first move
-    /// where the node failed low before, and marking positions busy deeper than `NEAR_PLIES`,
+    /// where the node failed low before, and marking positions busy deeper than [`BUSY_PLIES`],
     /// made 16 threads slower; without the busy marks 16 threads take 5 times as long.) The
     /// table is kept.
     pub fn set_threads(&mut self, threads: usize) {

@@ -2,7 +2,8 @@
 //! searched by the number of discs on the board, all threads together. Set against one
 //! thread's counts, they show at which depth helper threads duplicate work (issue 47: 16
 //! threads searched about 1.5 times one thread's nodes at every depth the busy marks cover, 1.3
-//! times deeper). `vier solve` built with the feature prints them after each position.
+//! times deeper). `vier solve` built with the feature adds them, over all its positions, to its
+//! summary.
 
 use crate::bits::{MAX_HEIGHT, MAX_WIDTH};
 use std::fmt;
@@ -31,13 +32,7 @@ impl Stats {
 
     /// Takes over another thread's counts, leaving that one's empty.
     pub(super) fn absorb(&mut self, other: &mut Stats) {
-        for (a, b) in self
-            .nodes_by_discs
-            .iter_mut()
-            .zip(&mut other.nodes_by_discs)
-        {
-            *a += std::mem::take(b);
-        }
+        self.add(&std::mem::take(other));
     }
 
     /// Adds another run's counts (the positions of a `vier solve` run).
