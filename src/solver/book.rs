@@ -1,7 +1,7 @@
 //! The opening book's probes: the solver asks the book before it searches (the book's scores
 //! are exact), and the root policies ask it for a move and for bounds it implies.
 
-use super::search::key_of;
+use super::keys::key_of;
 use super::Solver;
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};

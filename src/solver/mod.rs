@@ -22,6 +22,7 @@
 //! the feature of that name, counts where the nodes go).
 
 mod book;
+mod keys;
 mod parallel;
 mod resolve;
 mod root;

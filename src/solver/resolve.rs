@@ -2,7 +2,7 @@
 //! moves played through, a loss to the opponent's next disc, a full board, the discs left, and
 //! the row parity (Allis' claimeven and odd threats); the table's bounds.
 
-use super::search::key_of;
+use super::keys::key_of;
 use super::Solver;
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};

@@ -1,8 +1,9 @@
 //! One thread's search: the root's sequence of null-window searches that narrows the score
 //! ([`Solver::solve_window_alone`]), and the negamax they run.
 
+use super::keys::{key_of, oriented};
 use super::resolve::{Open, Resolved};
-use super::settings::{STEP_RANGE, SYMMETRY_PLIES};
+use super::settings::STEP_RANGE;
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
@@ -12,18 +13,6 @@ use crate::score;
 use crate::tt::TransTable;
 
 use crate::bits::MAX_WIDTH;
-
-/// The table key of `p` (mirror-symmetric near the root) and whether it is the mirror's.
-#[inline(always)]
-pub(super) fn key_of<const W: usize, const H: usize, B: Bitboard>(
-    p: &Position<W, H, B>,
-) -> (B, bool) {
-    if p.moves() < SYMMETRY_PLIES {
-        p.symmetric_key()
-    } else {
-        (p.key(), false)
-    }
-}
 
 impl Solver {
     pub(super) fn solve_window_alone<const W: usize, const H: usize, B: Bitboard>(
@@ -415,13 +404,6 @@ impl Solver {
         self.table_for(moves)
             .store(key, lower, upper, best_col.map(|c| c as u8), work);
     }
-}
-
-/// Column `c` in the orientation of a table key that is the mirror image's when `mirrored`
-/// (the mapping is its own inverse: stored moves go both ways through it).
-#[inline(always)]
-pub(super) fn oriented<const W: usize>(c: usize, mirrored: bool) -> usize {
-    crate::book::orient(c, W, mirrored)
 }
 
 #[inline(always)]
