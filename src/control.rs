@@ -10,10 +10,11 @@
 //! one question: [`Limits::reached`]. The searcher starts no new iteration once
 //! [`SearchControl::past_soft`].
 
+use crate::clock;
 use crate::time::Deadlines;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How often, in nodes, the searcher's loops ask their [`Limits`]: a few microseconds of work,
 /// so a deadline or `stop` is honoured at once, and the check costs nothing measurable.
@@ -38,7 +39,8 @@ pub fn poll_due(nodes: u64, every: u64) -> bool {
 pub struct SearchControl {
     stop: AtomicBool,
     pondering: AtomicBool,
-    start: Instant,
+    /// When it started, on [`clock::now`]'s scale.
+    start: Duration,
     /// Nanoseconds from `start`; `u64::MAX` = none.
     soft_ns: AtomicU64,
     hard_ns: AtomicU64,
@@ -51,7 +53,7 @@ impl SearchControl {
         let c = SearchControl {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(pondering),
-            start: Instant::now(),
+            start: clock::now(),
             soft_ns: AtomicU64::new(u64::MAX),
             hard_ns: AtomicU64::new(u64::MAX),
         };
@@ -98,7 +100,7 @@ impl SearchControl {
 
     /// The opponent played the expected move: the deadlines now count from this moment.
     pub fn ponderhit(&self, deadlines: Deadlines) {
-        self.set_deadlines(self.start.elapsed(), deadlines);
+        self.set_deadlines(self.elapsed(), deadlines);
         self.pondering.store(false, Ordering::SeqCst);
     }
 
@@ -108,12 +110,12 @@ impl SearchControl {
 
     /// Time since the search started.
     pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
+        clock::now().saturating_sub(self.start)
     }
 
     fn past(&self, which: &AtomicU64) -> bool {
         let ns = which.load(Ordering::Relaxed);
-        ns != u64::MAX && self.start.elapsed().as_nanos() >= ns as u128
+        ns != u64::MAX && self.elapsed().as_nanos() >= ns as u128
     }
 
     /// The stop rule: the flag is set or the hard deadline has passed. Whatever runs answers

@@ -218,6 +218,25 @@ pub fn choose(level: u64, width: usize, columns: &[(usize, Score)], seed: u64) -
     columns.last().map(|&(col, _)| col)
 }
 
+/// A skill level below the full engine (1 .. [`FULL_SKILL`] - 1) and the seed of its choices:
+/// the same seed and position give the same move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Skill {
+    pub level: u64,
+    pub seed: u64,
+}
+
+impl Skill {
+    /// The skill level `level` with `seed`; `None` for the full engine ([`FULL_SKILL`], no
+    /// skill level at all), or why the number is none.
+    pub fn new(level: u64, seed: u64) -> Result<Option<Skill>, String> {
+        if !(1..=FULL_SKILL).contains(&level) {
+            return Err(format!("skill level must be 1..={FULL_SKILL}, not {level}"));
+        }
+        Ok((level < FULL_SKILL).then_some(Skill { level, seed }))
+    }
+}
+
 /// What the protocol's options ask for: a level below the full engine, or none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Strength {
@@ -252,6 +271,14 @@ impl Strength {
             self.skill
         };
         (skill < FULL_SKILL).then_some(skill)
+    }
+
+    /// The skill level to play at with its seed (`LevelSeed`), `None` for the full engine.
+    pub fn skill(&self) -> Option<Skill> {
+        self.level().map(|level| Skill {
+            level,
+            seed: self.seed,
+        })
     }
 }
 

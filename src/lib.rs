@@ -25,22 +25,27 @@
 //! - [`cli`]: the subcommands people run (`vier play`, `solve`, `book`, `perft`), thin layers
 //!   of input and output over the rest.
 
-pub mod api;
 pub mod bits;
 pub mod board;
 pub mod book;
 #[cfg(feature = "book-build")]
 pub mod book_build;
+#[cfg(feature = "native")]
 pub mod cli;
+pub mod clock;
 pub mod control;
+pub mod engine;
 pub mod eval;
+#[cfg(feature = "native")]
 pub mod gui;
 pub mod levels;
 pub mod notation;
 pub mod ordering;
+#[cfg(feature = "native")]
 pub mod protocol;
 pub mod score;
 pub mod search;
+#[cfg(feature = "native")]
 pub mod serve;
 pub mod solver;
 pub mod study;

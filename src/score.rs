@@ -156,6 +156,20 @@ pub enum Score {
     Draw,
 }
 
+/// The protocol's words: `cp X`, `mate N` (a win with the N-th disc from now), `mate -N`; a
+/// proven draw is `cp 0`, a game already lost `mate 0`.
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Score::Cp(x) => write!(f, "cp {x}"),
+            Score::Win(n) => write!(f, "mate {n}"),
+            Score::Loss(0) => f.write_str("mate 0"),
+            Score::Loss(n) => write!(f, "mate -{n}"),
+            Score::Draw => f.write_str("cp 0"),
+        }
+    }
+}
+
 impl Score {
     /// The protocol score of an exact score `s` at a position with `moves` discs. The side to
     /// move's N-th disc from now drops at `m = moves + 2(N-1)`, so `N = win_at(moves) - s + 1`;

@@ -12,7 +12,8 @@
 //! `{"error": "..."}`; a position not proven within its budget 504; more requests than the server
 //! takes at once 503.
 
-use crate::api::{self, AnyPosition, SolverPool};
+use crate::board::{AnyPosition, Player, Size};
+use crate::engine::{Handle, SolverPool};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -104,7 +105,7 @@ fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, S
     };
     let width = number("width", 7)?;
     let height = number("height", 6)?;
-    let size = api::size(width as usize, height as usize).map_err(|e| e.0)?;
+    let size = Size::new(width as usize, height as usize).map_err(|e| e.to_string())?;
     let weak = match q.get("weak").map(String::as_str) {
         None | Some("0") | Some("false") => false,
         Some("1") | Some("true") => true,
@@ -121,8 +122,11 @@ fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, S
     let pos = AnyPosition::from_moves(size, pos_text).map_err(|e| format!("pos: {e}"))?;
     if pos.is_game_over() {
         return Err(match pos.winner() {
-            0 => "pos: the board is full: there is nothing to solve".into(),
-            w => format!("pos: the game is over: player {w} has four in a row"),
+            None => "pos: the board is full: there is nothing to solve".into(),
+            Some(w) => format!(
+                "pos: the game is over: player {} has four in a row",
+                if w == Player::First { 1 } else { 2 }
+            ),
         });
     }
     Ok(Request {
@@ -171,15 +175,16 @@ async fn solve(
         return refuse(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into());
     };
     let (pos, weak, budget) = (req.pos, req.weak, req.budget);
-    let result =
-        tokio::task::spawn_blocking(move || SolverPool::shared().analyse(&pos, weak, Some(budget)))
-            .await;
+    let result = tokio::task::spawn_blocking(move || {
+        SolverPool::shared().analyse(&pos, weak, &Handle::within(Some(budget)))
+    })
+    .await;
     match result {
         Ok(Ok(scores)) => {
             let score: Vec<i32> = scores.iter().map(|s| s.unwrap_or(FULL_COLUMN)).collect();
             Json(serde_json::json!({ "pos": req.pos_text, "score": score })).into_response()
         }
-        Ok(Err(e)) => refuse(StatusCode::GATEWAY_TIMEOUT, e.0),
+        Ok(Err(e)) => refuse(StatusCode::GATEWAY_TIMEOUT, e.to_string()),
         Err(_) => refuse(
             StatusCode::INTERNAL_SERVER_ERROR,
             "the solver failed on this position".into(),
@@ -200,6 +205,43 @@ fn foreign_origin(headers: &HeaderMap) -> Option<String> {
         _ => host,
     };
     (!matches!(name, "127.0.0.1" | "localhost" | "[::1]")).then(|| text.to_string())
+}
+
+/// `vier serve`'s arguments.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8000)]
+    port: u16,
+    /// Address to listen on; anything but 127.0.0.1 lets other machines in.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// Positions solved at once (default: the machine's cores); a few more wait, the rest
+    /// are answered 503.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
+    /// Milliseconds a request may take to prove its position (the default and the most a
+    /// request's `budget_ms` may ask).
+    #[arg(long, default_value_t = DEFAULT_BUDGET_MS,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    budget_ms: u64,
+}
+
+/// `vier serve`: serves until the process is ended.
+pub fn command(args: ServeArgs) -> io::Result<std::process::ExitCode> {
+    let mut limits = SolveLimits {
+        budget: Duration::from_millis(args.budget_ms),
+        ..Default::default()
+    };
+    if let Some(j) = args.jobs {
+        limits.jobs = j as usize;
+    }
+    let opts = ServeOptions {
+        host: args.host,
+        port: args.port,
+        limits,
+    };
+    run(&opts).map(|()| std::process::ExitCode::SUCCESS)
 }
 
 pub struct ServeOptions {

@@ -443,7 +443,10 @@ unsafe impl Sync for Buckets {}
 impl Buckets {
     fn try_new(len: usize) -> Option<Buckets> {
         let len = len.max(1);
+        // the size overflows no address space (the layout below checks it again elsewhere)
         let bytes = len.checked_mul(std::mem::size_of::<Bucket>())?;
+        #[cfg(not(unix))]
+        let _ = bytes;
         #[cfg(unix)]
         // SAFETY: an anonymous private mapping of `bytes` bytes, owned by the result and unmapped
         // by its drop; the kernel returns it page-aligned (more than a Bucket's alignment) and

@@ -3,8 +3,7 @@
 
 use proptest::prelude::*;
 use vier::bits::Bitboard;
-use vier::board::{perft, BoardError, Position, Size};
-use vier::with_size;
+use vier::board::{perft, BoardError, Position, Size, SizedJob};
 
 #[test]
 fn perft_7x6_matches_published_counts() {
@@ -111,7 +110,14 @@ fn every_supported_size_is_dispatched() {
     let sizes: Vec<Size> = Size::all().collect();
     assert_eq!(sizes.len(), 52);
     for s in sizes {
-        let (cells, bits) = with_size!(s, (Position::<W, H, B>::CELLS, B::BITS));
+        struct Widths;
+        impl SizedJob for Widths {
+            type Output = (usize, u32);
+            fn run<const W: usize, const H: usize, B: Bitboard>(self) -> (usize, u32) {
+                (Position::<W, H, B>::CELLS, B::BITS)
+            }
+        }
+        let (cells, bits) = s.run(Widths);
         assert_eq!(cells, s.cells());
         assert_eq!(bits, s.bits());
         assert_eq!(bits == 128, s.width() * (s.height() + 1) > 64, "{s}");
@@ -201,7 +207,14 @@ proptest! {
         cols in proptest::collection::vec(0usize..12, 0..80),
     ) {
         let size = Size::all().nth(size).unwrap();
-        with_size!(size, every_form_round_trips::<W, H, B>(&cols))?;
+        struct RoundTrips<'a>(&'a [usize]);
+        impl SizedJob for RoundTrips<'_> {
+            type Output = Result<(), TestCaseError>;
+            fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+                every_form_round_trips::<W, H, B>(self.0)
+            }
+        }
+        size.run(RoundTrips(&cols))?;
     }
 
     #[test]

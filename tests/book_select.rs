@@ -7,7 +7,7 @@ mod common;
 use common::run_vier;
 use std::collections::HashSet;
 use vier::bits::Bitboard;
-use vier::board::{Position, Size};
+use vier::board::{Position, Size, SizedJob};
 use vier::book::shard::ShardSpec;
 use vier::book::Book;
 use vier::book_build::build::{build, enumerate, BuildOptions};
@@ -38,21 +38,27 @@ fn candidates_are_every_position_of_the_ply_once() {
     for (size, d) in [("7x6", 8), ("5x4", 9), ("6x5", 10)] {
         let size: Size = size.parse().unwrap();
         let list = positions(size, d, ShardSpec::WHOLE);
-        let keys: HashSet<u128> = vier::with_size!(size, {
-            list.iter()
-                .map(|m| {
-                    let p = Position::<W, H, B>::from_moves(m).unwrap();
-                    assert!(!p.is_game_over(), "{m}");
-                    p.symmetric_key().0.to_u128()
-                })
-                .collect()
-        });
-        let ply: HashSet<u128> = vier::with_size!(size, {
-            enumerate::<W, H, B>(d)[d as usize]
-                .iter()
-                .map(|k| k.to_u128())
-                .collect()
-        });
+        struct Keys<'a>(&'a [String], u32);
+        impl SizedJob for Keys<'_> {
+            type Output = (HashSet<u128>, HashSet<u128>);
+            fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+                let (list, d) = (self.0, self.1);
+                let keys = list
+                    .iter()
+                    .map(|m| {
+                        let p = Position::<W, H, B>::from_moves(m).unwrap();
+                        assert!(!p.is_game_over(), "{m}");
+                        p.symmetric_key().0.to_u128()
+                    })
+                    .collect();
+                let ply = enumerate::<W, H, B>(d)[d as usize]
+                    .iter()
+                    .map(|k| k.to_u128())
+                    .collect();
+                (keys, ply)
+            }
+        }
+        let (keys, ply) = size.run(Keys(&list, d));
         assert_eq!(list.len(), keys.len(), "{size} {d}: repeats");
         assert_eq!(keys, ply, "{size} {d}");
     }

@@ -273,9 +273,9 @@ fn bad_options_exit_2() {
         &["--size", "3x3"],
         &["--first", "nobody"],
         &["--no-book=yes"],
-        &["--level", "0"],
-        &["--level", "10"],
-        &["--level", "weak"],
+        &["--skill", "0"],
+        &["--skill", "10"],
+        &["--skill", "weak"],
     ] {
         let out = play(args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -302,28 +302,29 @@ fn no_book_plays_and_hints() {
     assert!(stdout(&help).contains("--no-book"), "{}", stdout(&help));
 }
 
-/// `--level` starts at a level, `l N` changes it mid-game (bad levels are refused and change
-/// nothing), `l 9` is full strength again; the level's moves are legal and the game goes on.
+/// `--skill` starts at a skill level, `l N` changes it mid-game (bad ones are refused and
+/// change nothing), `l 9` is full strength again; the level's moves are legal and the game goes
+/// on.
 #[test]
-fn a_level_is_chosen_on_the_command_line_and_changed_mid_game() {
+fn a_skill_level_is_chosen_on_the_command_line_and_changed_mid_game() {
     let out = play(
-        &["--level", "1", "--movetime", "50"],
+        &["--skill", "1", "--movetime", "50"],
         "4\nl 0\nl\nl 3\n4\n?\nl 9\n4\nq\n",
     );
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("vier thinks 50 ms per move at level 1"),
+        text.contains("vier thinks 50 ms per move at skill level 1"),
         "{text}"
     );
     assert!(
-        text.contains("'0' is not a level: 1 (a beginner) to 9"),
+        text.contains("'0' is not a skill level: 1 (a beginner) to 9"),
         "{text}"
     );
-    assert!(text.contains("type l and a level"), "{text}");
-    assert!(text.contains("vier now plays at level 3"), "{text}");
+    assert!(text.contains("type l and a skill level"), "{text}");
+    assert!(text.contains("vier now plays at skill level 3"), "{text}");
     assert!(
-        text.contains("vier's level, 1 (a beginner) to 9 (full strength; now 3)"),
+        text.contains("vier's skill level, 1 (a beginner) to 9 (full strength; now 3)"),
         "{text}"
     );
     assert!(text.contains("vier now plays at full strength"), "{text}");

@@ -3,10 +3,10 @@
 
 mod common;
 
-use vier::board::{Position, Size};
+use vier::bits::Bitboard;
+use vier::board::{Position, Size, SizedJob};
 use vier::score::{outcome, terminal, winner_disc};
 use vier::solver::Solver;
-use vier::with_size;
 
 /// Plain minimax over the whole game tree: no pruning, no table, no move ordering.
 /// Scores in the solver's convention.
@@ -352,11 +352,16 @@ fn check_sizes(sizes: &[&str], hash_mb: usize, threads: usize) {
             .find(|(s, _, _)| *s == size)
             .map(|(_, r, e)| (r.as_str(), *e))
             .unwrap_or_else(|| panic!("{name} is not in sizes.md"));
-        let got = with_size!(size, {
-            let mut solver = Solver::new(hash_mb);
-            solver.set_threads(threads);
-            game_result::<W, H>(solver.solve(&Position::<W, H, B>::new()).unwrap())
-        });
+        struct SolveEmpty(usize, usize);
+        impl SizedJob for SolveEmpty {
+            type Output = (&'static str, u32);
+            fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+                let mut solver = Solver::new(self.0);
+                solver.set_threads(self.1);
+                game_result::<W, H>(solver.solve(&Position::<W, H, B>::new()).unwrap())
+            }
+        }
+        let got = size.run(SolveEmpty(hash_mb, threads));
         assert_eq!(got.0, result, "{name}");
         if let Some(ends) = ends {
             assert_eq!(got.1, ends, "{name}");

@@ -1,21 +1,32 @@
-//! `vier._vier`: the engine's [`vier::api`] seen from Python. Only translation lives here (types,
-//! errors, the GIL); the rules, the solver and the searcher are the engine crate's own. Every
-//! call that searches releases the GIL, so Python threads can solve in parallel.
+//! `vier._vier`: the engine service ([`vier::engine`]) and the erased position
+//! ([`vier::board::AnyPosition`]) seen from Python. Only translation lives here (types, errors,
+//! the GIL); the rules, the solver and the searcher are the engine crate's own. Every call that
+//! searches releases the GIL, so Python threads can solve in parallel.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::sync::Mutex;
-use vier::api::{self, AnyPosition, ApiError, SolverPool};
+use vier::board::{AnyPosition, BoardError, Player, Size};
+use vier::engine::{Engine, EngineError, Handle, Request, Skill, SolverPool};
+use vier::search::SearchLimits;
 
-fn err(e: ApiError) -> PyErr {
-    PyValueError::new_err(e.0)
+fn err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// 1 for the first player, 2 for the second (ConnectX's marks).
+fn mark(p: Player) -> u8 {
+    match p {
+        Player::First => 1,
+        Player::Second => 2,
+    }
 }
 
 /// Sizes arrive as Python ints, which may be negative: those get the size's own message.
-fn size(width: i64, height: i64) -> PyResult<vier::board::Size> {
+fn size(width: i64, height: i64) -> PyResult<Size> {
     let dim = |d: i64| usize::try_from(d).unwrap_or(usize::MAX);
-    api::size(dim(width), dim(height)).map_err(|e| {
+    Size::new(dim(width), dim(height)).map_err(|e| {
         if width < 0 || height < 0 {
             PyValueError::new_err(format!(
                 "board size {width}x{height} is not supported: width and height must be 4..9"
@@ -97,13 +108,13 @@ impl PyPosition {
     /// 1 when the first player is to move, 2 when the second is.
     #[getter]
     fn side_to_move(&self) -> u8 {
-        self.inner.side_to_move()
+        mark(self.inner.side_to_move())
     }
 
     /// 1 or 2 when that player has four in a row, else None.
     #[getter]
     fn winner(&self) -> Option<u8> {
-        Some(self.inner.winner()).filter(|&w| w != 0)
+        self.inner.winner().map(mark)
     }
 
     /// The board string ("7/7/7/7/3o3/2oxx2 x").
@@ -143,16 +154,16 @@ impl PyPosition {
     /// The position after the side to move plays the 0-based `column`; ValueError for a
     /// column out of range, a full column or a finished game.
     fn play(&self, column: i64) -> PyResult<Self> {
+        let last = self.inner.width() - 1;
         let col = usize::try_from(column).unwrap_or(usize::MAX);
         let inner = self.inner.play(col).map_err(|e| {
-            if col == usize::MAX {
-                err(ApiError(format!(
-                    "column {column} is out of range 0..{}",
-                    self.inner.width() - 1
-                )))
-            } else {
-                err(e)
-            }
+            err(match e {
+                BoardError::ColumnOutOfRange { .. } => {
+                    format!("column {column} is out of range 0..{last}")
+                }
+                BoardError::ColumnFull { .. } => format!("column {column} is full"),
+                _ => "the game is over: no move can follow".into(),
+            })
         })?;
         Ok(PyPosition { inner })
     }
@@ -223,7 +234,7 @@ fn count(name: &str, v: Option<i64>) -> PyResult<Option<u64>> {
 #[pyo3(signature = (pos, weak = false))]
 fn solve(py: Python<'_>, pos: &Bound<'_, PyAny>, weak: bool) -> PyResult<i32> {
     let p = position(pos)?;
-    py.allow_threads(|| SolverPool::shared().solve(&p, weak, None))
+    py.allow_threads(|| SolverPool::shared().solve(&p, weak, &Handle::unlimited()))
         .map_err(err)
 }
 
@@ -234,12 +245,12 @@ fn solve(py: Python<'_>, pos: &Bound<'_, PyAny>, weak: bool) -> PyResult<i32> {
 #[pyo3(signature = (pos, weak = false))]
 fn analyse(py: Python<'_>, pos: &Bound<'_, PyAny>, weak: bool) -> PyResult<Vec<Option<i32>>> {
     let p = position(pos)?;
-    py.allow_threads(|| SolverPool::shared().analyse(&p, weak, None))
+    py.allow_threads(|| SolverPool::shared().analyse(&p, weak, &Handle::unlimited()))
         .map_err(err)
 }
 
 /// Engines lent to `best_move` with a time limit, one per concurrent caller.
-static ENGINES: Mutex<Vec<api::Engine>> = Mutex::new(Vec::new());
+static ENGINES: Mutex<Vec<Engine>> = Mutex::new(Vec::new());
 /// The tables of a lent engine: enough for moves of a second, cheap to set up.
 const LENT_HASH_MB: usize = 16;
 
@@ -253,28 +264,31 @@ fn best_move(py: Python<'_>, pos: &Bound<'_, PyAny>, movetime_ms: Option<i64>) -
     let p = position(pos)?;
     let budget = budget(movetime_ms)?;
     if p.is_game_over() {
-        return Err(err(ApiError(
-            "the game is over: there is no move to find".into(),
-        )));
+        return Err(err("the game is over: there is no move to find"));
     }
-    py.allow_threads(|| -> Result<usize, ApiError> {
-        if budget.is_none() {
-            let best = SolverPool::shared().best_move(&p, None)?;
-            return best
-                .map(|(c, _)| c)
-                .ok_or_else(|| ApiError("no legal move".into()));
-        }
+    py.allow_threads(|| -> Result<usize, String> {
+        let Some(ms) = budget else {
+            let best = SolverPool::shared()
+                .best_move(&p, &Handle::unlimited())
+                .map_err(|e| e.to_string())?;
+            return best.map(|(c, _)| c).ok_or_else(|| "no legal move".into());
+        };
         let lent = ENGINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut engine = match lent {
             Some(e) => e,
-            None => api::Engine::new(LENT_HASH_MB, 1, true, vier::study::FULL)?,
+            None => {
+                let mut e = Engine::new(LENT_HASH_MB).map_err(|e| e.to_string())?;
+                e.set_book(vier::book::Book::embedded());
+                e
+            }
         };
-        let found = engine.search(&p, budget, None, None);
+        let request = Request::movetime(ms);
+        let thought = engine.think(&p, &request, &Handle::new(&request), &mut |_| {});
         ENGINES
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(engine);
-        Ok(found?.column)
+        thought.column.ok_or_else(|| "no legal move".into())
     })
     .map_err(err)
 }
@@ -287,7 +301,8 @@ fn best_move(py: Python<'_>, pos: &Bound<'_, PyAny>, movetime_ms: Option<i64>) -
 /// search to the next, like the engine process does within a game.
 #[pyclass(module = "vier", name = "Engine", frozen)]
 struct PyEngine {
-    inner: Mutex<api::Engine>,
+    inner: Mutex<Engine>,
+    skill: Option<Skill>,
 }
 
 #[pymethods]
@@ -302,25 +317,44 @@ impl PyEngine {
         seed: i64,
         search_level: i64,
     ) -> PyResult<Self> {
-        // out-of-range numbers become values the engine refuses with its own message
-        let threads = usize::try_from(threads).unwrap_or(0);
-        let search_level = u8::try_from(search_level).unwrap_or(0);
-        let seed = u64::try_from(seed)
-            .map_err(|_| PyValueError::new_err(format!("seed must be 0 or more, not {seed}")))?;
-        if hash_mb < 1 {
-            return Err(PyValueError::new_err(format!(
-                "hash_mb must be at least 1, not {hash_mb}"
+        let max_threads = vier::solver::MAX_THREADS as i64;
+        if !(1..=max_threads).contains(&threads) {
+            return Err(err(format!(
+                "threads must be 1..={max_threads}, not {threads}"
             )));
         }
-        let mut engine =
-            api::Engine::new(hash_mb as usize, threads, book, search_level).map_err(err)?;
-        if let Some(skill) = skill {
-            engine
-                .set_skill(u64::try_from(skill).unwrap_or(0), seed)
-                .map_err(err)?;
+        let levels = vier::study::MINIMAX as i64..=vier::study::FULL as i64;
+        if !levels.contains(&search_level) {
+            return Err(err(format!(
+                "search_level must be {}..={}, not {search_level}",
+                levels.start(),
+                levels.end()
+            )));
         }
+        let seed =
+            u64::try_from(seed).map_err(|_| err(format!("seed must be 0 or more, not {seed}")))?;
+        if hash_mb < 1 {
+            return Err(err(format!("hash_mb must be at least 1, not {hash_mb}")));
+        }
+        let full = vier::levels::FULL_SKILL as i64;
+        let skill = match skill {
+            Some(s) if !(1..=full).contains(&s) => {
+                return Err(err(format!("skill must be 1..={full}, not {s}")))
+            }
+            Some(s) => Skill::new(s as u64, seed).map_err(err)?,
+            None => None,
+        };
+        let mut engine = Engine::new(hash_mb as usize).map_err(err)?;
+        engine.set_threads(threads as usize);
+        engine.set_techniques(vier::study::techniques(search_level as u8));
+        engine.set_book(if book {
+            vier::book::Book::embedded()
+        } else {
+            None
+        });
         Ok(PyEngine {
             inner: Mutex::new(engine),
+            skill,
         })
     }
 
@@ -341,19 +375,30 @@ impl PyEngine {
         let movetime_ms = budget(movetime_ms)?;
         let depth = count("depth", depth)?.map(|d| d.min(u32::MAX as u64) as u32);
         let nodes = count("nodes", nodes)?;
-        let found = py
-            .allow_threads(|| {
-                let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-                engine.search(&p, movetime_ms, depth, nodes)
-            })
-            .map_err(err)?;
+        if movetime_ms.is_none() && depth.is_none() && nodes.is_none() {
+            return Err(err(
+                "give a limit: movetime_ms, depth or nodes (an unlimited search may never end)",
+            ));
+        }
+        let mut request = match movetime_ms {
+            Some(ms) => Request::movetime(ms),
+            None => Request::default(),
+        };
+        request.limits = SearchLimits {
+            depth,
+            nodes,
+            multipv: 1,
+            ..SearchLimits::default()
+        };
+        request.skill = self.skill;
+        let thought = self.think(py, &p, &request)?;
         let d = PyDict::new(py);
-        d.set_item("move", found.column)?;
-        d.set_item("score", found.score)?;
-        d.set_item("exact", found.exact)?;
-        d.set_item("depth", found.depth)?;
-        d.set_item("nodes", found.nodes)?;
-        d.set_item("solved", found.solved)?;
+        d.set_item("move", thought.column)?;
+        d.set_item("score", thought.score().to_string())?;
+        d.set_item("exact", thought.exact(&p))?;
+        d.set_item("depth", thought.last.depth)?;
+        d.set_item("nodes", thought.last.nodes)?;
+        d.set_item("solved", thought.last.solved)?;
         Ok(d)
     }
 
@@ -366,18 +411,34 @@ impl PyEngine {
         movetime_ms: i64,
     ) -> PyResult<usize> {
         let p = position(pos)?;
-        let movetime_ms = budget(Some(movetime_ms))?;
-        py.allow_threads(|| {
-            let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            engine.search(&p, movetime_ms, None, None)
-        })
-        .map(|f| f.column)
-        .map_err(err)
+        let mut request = Request::movetime(budget(Some(movetime_ms))?.unwrap_or(1));
+        request.skill = self.skill;
+        Ok(self.think(py, &p, &request)?.column.unwrap_or_default())
     }
 
     /// Forgets what earlier searches learnt (a new game).
     fn clear(&self, py: Python<'_>) {
         py.allow_threads(|| self.inner.lock().unwrap_or_else(|e| e.into_inner()).clear());
+    }
+}
+
+impl PyEngine {
+    /// One search, the GIL released; ValueError for a finished game.
+    fn think(
+        &self,
+        py: Python<'_>,
+        p: &AnyPosition,
+        request: &Request,
+    ) -> PyResult<vier::engine::Thought> {
+        if p.is_game_over() {
+            return Err(err(EngineError::Invalid(
+                "the game is over: there is no move to find".into(),
+            )));
+        }
+        Ok(py.allow_threads(|| {
+            let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            engine.think(p, request, &Handle::new(request), &mut |_| {})
+        }))
     }
 }
 

@@ -82,8 +82,12 @@ const HEADER: usize = 24;
 /// A bucket table of more than 2^24 buckets (64 MiB) is refused as damage.
 const MAX_BUCKET_BITS: u32 = 24;
 
-/// The book that ships inside the binary (7x6), built with `vier book build`.
+/// The book that ships inside the binary (7x6), built with `vier book build`; none without the
+/// `embedded-book` feature (the page in the browser loads a small one instead).
+#[cfg(feature = "embedded-book")]
 static EMBEDDED_BYTES: &[u8] = include_bytes!("../../book/7x6.book");
+#[cfg(not(feature = "embedded-book"))]
+static EMBEDDED_BYTES: &[u8] = &[];
 
 /// Why a book could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -763,6 +767,11 @@ impl Book {
 
     /// The embedded book's parse result, for the test that it parses.
     pub fn embedded_result() -> Result<Book, BookError> {
+        if EMBEDDED_BYTES.is_empty() {
+            return Err(BookError::Io(
+                "this build has no built-in book (the embedded-book feature is off)".into(),
+            ));
+        }
         Book::read(Cow::Borrowed(EMBEDDED_BYTES))
     }
 
@@ -924,7 +933,7 @@ pub fn position_from_key<const W: usize, const H: usize, B: Bitboard>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Size;
+    use crate::board::{Size, SizedJob};
     use proptest::prelude::*;
 
     /// Sorted distinct keys of a board's key width, with entries of every score and column.
@@ -1026,34 +1035,40 @@ mod tests {
     /// key decode to it (or its mirror image) and count its discs. Returns the widest key's
     /// highest bit.
     fn keys_decode(size: Size, moves: &[u8]) -> Result<u32, TestCaseError> {
-        crate::with_size!(size, {
-            let mut p = Position::<W, H, B>::new();
-            let mut top = 0;
-            for &m in moves {
-                for (key, q) in [
-                    (p.key(), p),
-                    (p.symmetric_key().0, {
-                        if p.symmetric_key().1 {
-                            p.mirrored()
-                        } else {
-                            p
-                        }
-                    }),
-                ] {
-                    prop_assert_eq!(position_from_key::<W, H, B>(key), Some(q));
-                    let wide = key.to_u128();
-                    prop_assert_eq!(key_as::<B>(wide), Some(key));
-                    prop_assert_eq!(key_discs(wide, W, H), p.moves());
-                    top = top.max(128 - wide.leading_zeros());
+        struct Decode<'a>(&'a [u8]);
+        impl SizedJob for Decode<'_> {
+            type Output = Result<u32, TestCaseError>;
+            fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+                let moves = self.0;
+                let mut p = Position::<W, H, B>::new();
+                let mut top = 0;
+                for &m in moves {
+                    for (key, q) in [
+                        (p.key(), p),
+                        (p.symmetric_key().0, {
+                            if p.symmetric_key().1 {
+                                p.mirrored()
+                            } else {
+                                p
+                            }
+                        }),
+                    ] {
+                        prop_assert_eq!(position_from_key::<W, H, B>(key), Some(q));
+                        let wide = key.to_u128();
+                        prop_assert_eq!(key_as::<B>(wide), Some(key));
+                        prop_assert_eq!(key_discs(wide, W, H), p.moves());
+                        top = top.max(128 - wide.leading_zeros());
+                    }
+                    let legal: Vec<usize> = p.legal_columns().collect();
+                    if p.is_game_over() || legal.is_empty() {
+                        break;
+                    }
+                    p.play_col(legal[m as usize % legal.len()]);
                 }
-                let legal: Vec<usize> = p.legal_columns().collect();
-                if p.is_game_over() || legal.is_empty() {
-                    break;
-                }
-                p.play_col(legal[m as usize % legal.len()]);
+                Ok(top)
             }
-            Ok(top)
-        })
+        }
+        size.run(Decode(moves))
     }
 
     proptest! {

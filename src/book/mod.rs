@@ -65,7 +65,7 @@ pub fn open(source: &BookSource) -> Result<Option<Arc<Book>>, BookError> {
 }
 
 /// A move string as the book commands print it: `-` for the empty board.
-pub(crate) fn display_moves(m: &str) -> &str {
+pub fn display_moves(m: &str) -> &str {
     if m.is_empty() {
         "-"
     } else {

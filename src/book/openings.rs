@@ -10,7 +10,7 @@
 
 use super::Book;
 use crate::bits::Bitboard;
-use crate::board::{Position, Size};
+use crate::board::{Position, Size, SizedJob};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -72,19 +72,24 @@ pub fn openings(book: &Book, opts: OpeningsOptions) -> Result<Vec<Opening>, Open
         });
     }
     let size = Size::new(book.width(), book.height()).expect("a book's size is one vier plays");
-    let mut out = crate::with_size!(size, {
-        let mut found = Vec::new();
-        let mut seen = HashSet::new();
-        walk::<W, H, B>(
-            &Position::new(),
-            &mut String::new(),
-            book,
-            &opts,
-            &mut seen,
-            &mut found,
-        );
-        found
-    });
+    struct Walk<'a>(&'a Book, &'a OpeningsOptions);
+    impl SizedJob for Walk<'_> {
+        type Output = Vec<Opening>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Vec<Opening> {
+            let mut found = Vec::new();
+            let mut seen = HashSet::new();
+            walk::<W, H, B>(
+                &Position::new(),
+                &mut String::new(),
+                self.0,
+                self.1,
+                &mut seen,
+                &mut found,
+            );
+            found
+        }
+    }
+    let mut out = size.run(Walk(book, &opts));
     out.sort_by(|a, b| (a.moves.len(), &a.moves).cmp(&(b.moves.len(), &b.moves)));
     Ok(out)
 }

@@ -14,7 +14,7 @@
 //! the whole ply, and it is one sequential walk.
 
 use crate::bits::Bitboard;
-use crate::board::{Position, Size};
+use crate::board::{Position, Size, SizedJob};
 use crate::book::journal::{journal_path, Journal};
 use crate::book::shard::{shard_of, Shard, ShardError, ShardSpec};
 use crate::book::{key_as, key_discs, position_from_key, Book, BookKey, Entry};
@@ -67,8 +67,14 @@ fn fmt_duration(d: Duration) -> String {
 
 /// Builds the book; progress goes to `log`. Returns the book written.
 pub fn build(opts: &BuildOptions, log: &mut dyn Write) -> io::Result<Book> {
-    let size = opts.size;
-    crate::with_size!(size, build_sized::<W, H, B>(opts, log))
+    struct Build<'a>(&'a BuildOptions, &'a mut dyn Write);
+    impl SizedJob for Build<'_> {
+        type Output = io::Result<Book>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+            build_sized::<W, H, B>(self.0, self.1)
+        }
+    }
+    opts.size.run(Build(opts, log))
 }
 
 /// An unsharded build: the one shard of the whole ply, solved here, then the finishing step
@@ -180,8 +186,14 @@ pub fn build_shard(opts: &BuildOptions, spec: ShardSpec, log: &mut dyn Write) ->
             "--line is added when the shards are merged (vier book merge --line N), not by a shard",
         ));
     }
-    let size = opts.size;
-    crate::with_size!(size, build_shard_sized::<W, H, B>(opts, spec, log))
+    struct BuildShard<'a>(&'a BuildOptions, ShardSpec, &'a mut dyn Write);
+    impl SizedJob for BuildShard<'_> {
+        type Output = io::Result<Shard>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+            build_shard_sized::<W, H, B>(self.0, self.1, self.2)
+        }
+    }
+    opts.size.run(BuildShard(opts, spec, log))
 }
 
 fn build_shard_sized<const W: usize, const H: usize, B: Bitboard>(
@@ -439,8 +451,19 @@ pub fn merge(opts: &MergeOptions, files: &[PathBuf], log: &mut dyn Write) -> io:
         extra: opts.extra.clone(),
         book: None,
     };
-    let size = opts.size;
-    crate::with_size!(size, merge_sized::<W, H, B>(&opts, &shards, started, log))
+    struct Merge<'a>(
+        &'a BuildOptions,
+        &'a [(PathBuf, Shard)],
+        Instant,
+        &'a mut dyn Write,
+    );
+    impl SizedJob for Merge<'_> {
+        type Output = io::Result<Book>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+            merge_sized::<W, H, B>(self.0, self.1, self.2, self.3)
+        }
+    }
+    opts.size.run(Merge(&opts, &shards, started, log))
 }
 
 fn merge_sized<const W: usize, const H: usize, B: Bitboard>(
@@ -867,45 +890,51 @@ pub fn verify(
     };
     // the deepest (cheapest) first, so that the table helps the shallower ones
     picks.sort_by_key(|&i| std::cmp::Reverse(key_discs(entries[i].0, book.width(), book.height())));
-    crate::with_size!(size, {
-        let mut solver = Solver::new(hash_mb);
-        let mut sum = VerifySummary::default();
-        for i in picks {
-            let (key, entry) = entries[i];
-            let stored = entry.score as i32;
-            let Some(p) = key_as::<B>(key).and_then(position_from_key::<W, H, B>) else {
+    struct Verify<'a>(&'a [(BookKey, Entry)], Vec<usize>, usize, &'a mut dyn Write);
+    impl SizedJob for Verify<'_> {
+        type Output = io::Result<VerifySummary>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+            let Verify(entries, picks, hash_mb, out) = self;
+            let mut solver = Solver::new(hash_mb);
+            let mut sum = VerifySummary::default();
+            for i in picks {
+                let (key, entry) = entries[i];
+                let stored = entry.score as i32;
+                let Some(p) = key_as::<B>(key).and_then(position_from_key::<W, H, B>) else {
+                    sum.checked += 1;
+                    sum.mismatches += 1;
+                    writeln!(out, "{key:#x} is not a position MISMATCH")?;
+                    continue;
+                };
+                let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
+                let s = solver.solve(&p).expect("no limits are set");
                 sum.checked += 1;
-                sum.mismatches += 1;
-                writeln!(out, "{key:#x} is not a position MISMATCH")?;
-                continue;
-            };
-            let moves = p.to_move_string().unwrap_or_else(|| format!("{key:#x}"));
-            let s = solver.solve(&p).expect("no limits are set");
-            sum.checked += 1;
-            write!(
-                out,
-                "{} book {stored} solver {s}",
-                crate::book::display_moves(&moves)
-            )?;
-            // the stored move must keep the solver's score (a version-1 book has no moves)
-            let keeps = entry.best_col().map(|c| {
-                p.can_play(c)
-                    && crate::score::of_move(&p, c, |q| {
-                        let at_most = solver.value_at_most(q, -s).expect("no limits are set");
-                        Ok::<i32, ()>(if at_most { -s } else { -s + 1 })
-                    }) == Ok(s)
-            });
-            if let Some(c) = entry.best_col() {
-                write!(out, " best {}", c + 1)?;
+                write!(
+                    out,
+                    "{} book {stored} solver {s}",
+                    crate::book::display_moves(&moves)
+                )?;
+                // the stored move must keep the solver's score (a version-1 book has no moves)
+                let keeps = entry.best_col().map(|c| {
+                    p.can_play(c)
+                        && crate::score::of_move(&p, c, |q| {
+                            let at_most = solver.value_at_most(q, -s).expect("no limits are set");
+                            Ok::<i32, ()>(if at_most { -s } else { -s + 1 })
+                        }) == Ok(s)
+                });
+                if let Some(c) = entry.best_col() {
+                    write!(out, " best {}", c + 1)?;
+                }
+                if s != stored || keeps == Some(false) {
+                    sum.mismatches += 1;
+                    write!(out, " MISMATCH")?;
+                }
+                writeln!(out)?;
             }
-            if s != stored || keeps == Some(false) {
-                sum.mismatches += 1;
-                write!(out, " MISMATCH")?;
-            }
-            writeln!(out)?;
+            Ok(sum)
         }
-        Ok(sum)
-    })
+    }
+    size.run(Verify(&entries, picks, hash_mb, out))
 }
 
 /// The symmetric keys of every position with exactly `d` discs, for `d` in `0..=depth`, whose

@@ -11,7 +11,7 @@
 //! by far (`1144724667112254`: 58,585 nodes; its mirror image: 3,770).
 
 use crate::bits::Bitboard;
-use crate::board::{Position, Size};
+use crate::board::{Position, Size, SizedJob};
 use crate::book::shard::ShardSpec;
 use crate::book::{key_as, key_discs, position_from_key, Book};
 use crate::ordering::column_order;
@@ -93,8 +93,14 @@ pub fn select(
     candidates: &[String],
     log: &mut dyn Write,
 ) -> io::Result<Selection> {
-    let size = opts.size;
-    crate::with_size!(size, select_sized::<W, H, B>(opts, candidates, log))
+    struct Select<'a>(&'a SelectOptions, &'a [String], &'a mut dyn Write);
+    impl SizedJob for Select<'_> {
+        type Output = io::Result<Selection>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+            select_sized::<W, H, B>(self.0, self.1, self.2)
+        }
+    }
+    opts.size.run(Select(opts, candidates, log))
 }
 
 fn select_sized<const W: usize, const H: usize, B: Bitboard>(
@@ -179,7 +185,14 @@ pub fn positions_with<const W: usize, const H: usize, B: Bitboard>(discs: u32) -
 
 /// [`positions_with`] for a board size known at run time, only those in `shard`.
 pub fn positions(size: Size, discs: u32, shard: ShardSpec) -> Vec<String> {
-    crate::with_size!(size, ply_in::<W, H, B>(discs, shard))
+    struct Ply(u32, ShardSpec);
+    impl SizedJob for Ply {
+        type Output = Vec<String>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Vec<String> {
+            ply_in::<W, H, B>(self.0, self.1)
+        }
+    }
+    size.run(Ply(discs, shard))
 }
 
 /// The positions of [`positions_with`] in `shard`, in the same order.
@@ -242,26 +255,33 @@ pub fn held_past_depth(
 ) -> io::Result<Vec<String>> {
     let size = Size::new(book.width(), book.height())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    crate::with_size!(size, {
-        let mut list = Vec::new();
-        for (key, _) in book.entries() {
-            let d = key_discs(key, W, H);
-            let Some(k) = key_as::<B>(key) else {
-                continue;
-            };
-            if d <= book.depth() || discs.is_some_and(|n| n != d) || !shard.holds::<W, H, B>(k) {
-                continue;
+    struct Held<'a>(&'a Book, Option<u32>, ShardSpec);
+    impl SizedJob for Held<'_> {
+        type Output = io::Result<Vec<String>>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+            let Held(book, discs, shard) = self;
+            let mut list = Vec::new();
+            for (key, _) in book.entries() {
+                let d = key_discs(key, W, H);
+                let Some(k) = key_as::<B>(key) else {
+                    continue;
+                };
+                if d <= book.depth() || discs.is_some_and(|n| n != d) || !shard.holds::<W, H, B>(k)
+                {
+                    continue;
+                }
+                let m = position_from_key::<W, H, B>(k)
+                    .and_then(|p| p.to_move_string())
+                    .ok_or_else(|| {
+                        io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("the book's key {key:#x} is no position reached by play"),
+                        )
+                    })?;
+                list.push(m);
             }
-            let m = position_from_key::<W, H, B>(k)
-                .and_then(|p| p.to_move_string())
-                .ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("the book's key {key:#x} is no position reached by play"),
-                    )
-                })?;
-            list.push(m);
+            Ok(list)
         }
-        Ok(list)
-    })
+    }
+    size.run(Held(book, discs, shard))
 }

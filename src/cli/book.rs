@@ -2,9 +2,9 @@
 //! holds. The building and checking are the library's (`crate::book_build`, with the
 //! `book-build` feature).
 
-use crate::board::{Position, Size};
+use crate::bits::Bitboard;
+use crate::board::{AnyPosition, Position, PositionJob, Size};
 use crate::book::{display_moves, key_discs, Book, BookError};
-use crate::with_size;
 use clap::Subcommand;
 use std::io::{self, Write};
 use std::path::Path;
@@ -141,6 +141,21 @@ pub enum BookCmd {
 }
 
 /// Runs a `vier book` command.
+/// `vier book ...`: exit status 2 for a book, a position or a file that cannot be used.
+pub fn command(cmd: BookCmd) -> io::Result<ExitCode> {
+    run(cmd).or_else(|e| {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::NotFound
+        ) {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(2))
+        } else {
+            Err(e)
+        }
+    })
+}
+
 pub fn run(cmd: BookCmd) -> io::Result<ExitCode> {
     let mut out = io::stdout().lock();
     match cmd {
@@ -399,34 +414,50 @@ pub fn info(book: &Book, moves: Option<&str>, out: &mut dyn Write) -> io::Result
     writeln!(out)?;
     if let Some(m) = moves {
         let size = Size::new(book.width(), book.height()).expect("checked at load");
-        with_size!(size, {
-            let m = if m == "-" { "" } else { m };
-            let p = Position::<W, H, B>::from_moves(m)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
-            let cols: Vec<String> = (0..W)
-                .map(|c| {
-                    if !p.can_play(c) || p.is_game_over() {
-                        "-".to_string()
-                    } else {
-                        crate::score::of_move(&p, c, |q| book.get(q).ok_or(()))
-                            .map_or("?".into(), |s| s.to_string())
-                    }
-                })
-                .collect();
-            write!(
-                out,
-                "{} {} columns: {}",
-                display_moves(m),
-                book.get(&p).map_or("?".into(), |s| s.to_string()),
-                cols.join(" ")
-            )?;
-            if let Some((c, _)) = book.best_move(&p) {
-                write!(out, " best {}", c + 1)?;
-            }
-            writeln!(out)?;
-        });
+        let p = AnyPosition::from_moves(size, m)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+        let (score, columns, best) = p.run(Lookup(book));
+        let text = |s: Option<i32>| s.map_or("?".to_string(), |s| s.to_string());
+        let cols: Vec<String> = (0..size.width())
+            .map(|c| match columns[c] {
+                None => "-".to_string(),
+                Some(s) => text(s),
+            })
+            .collect();
+        write!(
+            out,
+            "{} {} columns: {}",
+            display_moves(if m == "-" { "" } else { m }),
+            text(score),
+            cols.join(" ")
+        )?;
+        if let Some(c) = best {
+            write!(out, " best {}", c + 1)?;
+        }
+        writeln!(out)?;
     }
     Ok(())
+}
+
+/// What a book says of a position: its score, each column's (`None`: the column cannot be
+/// played; `Some(None)`: the book does not know), and its best move.
+struct Lookup<'a>(&'a Book);
+
+impl PositionJob for Lookup<'_> {
+    type Output = (Option<i32>, Vec<Option<Option<i32>>>, Option<usize>);
+    fn run<const W: usize, const H: usize, B: Bitboard>(
+        self,
+        p: Position<W, H, B>,
+    ) -> Self::Output {
+        let book = self.0;
+        let columns = (0..W)
+            .map(|c| {
+                (p.can_play(c) && !p.is_game_over())
+                    .then(|| crate::score::of_move(&p, c, |q| book.get(q).ok_or(())).ok())
+            })
+            .collect();
+        (book.get(&p), columns, book.best_move(&p).map(|(c, _)| c))
+    }
 }
 
 /// The openings file `tools/referee.py` reads: a header of `#` comments saying how it was made

@@ -5,15 +5,39 @@ pub mod book;
 pub mod play;
 pub mod solve;
 
-use crate::board::{perft as perft_from, BoardError, Position, Size};
-use crate::with_size;
+use crate::board::{AnyPosition, BoardError, Size};
+use std::io;
+use std::process::ExitCode;
+
+/// `vier perft`'s arguments.
+#[derive(clap::Args)]
+pub struct PerftArgs {
+    depth: u32,
+    /// Move string of the start position.
+    #[arg(long, default_value = "")]
+    moves: String,
+    #[arg(long, default_value = "7x6")]
+    size: Size,
+}
+
+/// `vier perft`: the count on stdout; exit status 2 for a bad start position.
+pub fn perft_command(args: PerftArgs) -> io::Result<ExitCode> {
+    Ok(match perft(args.size, &args.moves, args.depth) {
+        Ok(n) => {
+            println!("{n}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    })
+}
 
 /// Perft from a move string on a board of the given size.
 pub fn perft(size: Size, moves: &str, depth: u32) -> Result<u64, BoardError> {
-    with_size!(size, {
-        let p = Position::<W, H, B>::from_moves(moves)?;
-        Ok(perft_from(&p, depth))
-    })
+    let p = AnyPosition::from_moves(size, moves)?;
+    Ok(p.perft_until(depth, &|| false).0)
 }
 
 /// A `--hash` size: a number of megabytes the machine has.

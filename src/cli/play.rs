@@ -1,9 +1,9 @@
 //! `vier play`: a person plays the engine in the terminal.
 //!
-//! The engine moves with the protocol's [`Searcher`] under the same time rules
-//! ([`TimeLimit::deadlines`] of a `movetime`); hints come from the exact [`Solver`] with a
-//! deadline; both consult the opening book built into the binary unless [`PlayOptions::book`]
-//! is off (`--no-book`). Everything goes through the streams given to [`run`], so the tests
+//! The engine moves through the engine service ([`Engine::think`], a `movetime` under the
+//! protocol's time rules); hints come from its exact answers within a budget
+//! ([`SolverPool::analyse_within`]); both consult the opening book built into the binary unless
+//! [`PlayOptions::book`] is off (`--no-book`). Everything goes through the streams given to [`run`], so the tests
 //! drive a whole game through pipes. Terminal niceties depend on [`PlayOptions`]: `color` (ANSI
 //! colours and disc glyphs, else `x`/`o`/`.`), `live` (a status line redrawn with `\r` while the
 //! engine thinks, else only its final summary) and `echo` (input lines repeated after the
@@ -12,15 +12,12 @@
 //! The board: one 3-character cell per column, the last move in brackets (`[x]`), the discs of a
 //! finished game's four in a row in upper case (`X`, `O`) or, in colour, reversed.
 
-use crate::bits::Bitboard;
-use crate::board::{Cell, Player, Position, Size};
+use crate::board::{AnyPosition, Cell, Player, Size};
 use crate::book::{self, Book, BookSource};
-use crate::control::SearchControl;
+use crate::engine::{Engine, Handle, Request, Skill, SolverPool};
+use crate::levels::FULL_SKILL;
 use crate::score::{ordinal, Score};
-use crate::search::{Iteration, SearchLimits, Searcher};
-use crate::solver::Solver;
-use crate::time::TimeLimit;
-use crate::with_size;
+use crate::search::Iteration;
 use std::fmt;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::str::FromStr;
@@ -35,6 +32,58 @@ pub const HINT_HASH_MB: usize = 16;
 pub const MAX_MOVETIME_MS: u64 = 3_600_000;
 /// Heuristic scores within this distance of 0 are called "even".
 const EVEN_CP: i32 = 25;
+
+/// `vier play`'s arguments.
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    /// Who moves first in the first game: me or engine (each new game swaps).
+    #[arg(long, default_value = "me")]
+    first: First,
+    /// The engine's time per move in milliseconds (also the time a hint may take), 1 to
+    /// 3600000 like the game's `t` command.
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_MOVETIME_MS))]
+    movetime: u64,
+    /// Board size, WxH.
+    #[arg(long, default_value = "7x6")]
+    size: Size,
+    /// Move string (1-based columns) of the position the games start from.
+    #[arg(long, default_value = "")]
+    position: String,
+    /// Play (and give hints) without the opening book built into the binary.
+    #[arg(long)]
+    no_book: bool,
+    /// vier's skill level: 1 (a beginner) to 9 (full strength, the default); `l N` changes it.
+    #[arg(long, default_value_t = FULL_SKILL,
+          value_parser = clap::value_parser!(u64).range(1..=FULL_SKILL))]
+    skill: u64,
+}
+
+/// `vier play` on the terminal: exit status 2 for a bad start position.
+pub fn command(args: PlayArgs) -> io::Result<std::process::ExitCode> {
+    let opts = PlayOptions {
+        first: args.first,
+        movetime_ms: args.movetime,
+        size: args.size,
+        position: args.position,
+        book: !args.no_book,
+        // the top skill level is the full engine
+        skill: (args.skill < FULL_SKILL).then_some(args.skill),
+        // a person meets other moves in every run
+        seed: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64),
+        ..Default::default()
+    }
+    .detect_terminal();
+    match run(&opts, io::stdin().lock(), io::stdout().lock()) {
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
+            eprintln!("error: {e}");
+            Ok(std::process::ExitCode::from(2))
+        }
+        r => r.map(|()| std::process::ExitCode::SUCCESS),
+    }
+}
 
 /// Who moves first in the first game (from the start position).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,9 +132,9 @@ pub struct PlayOptions {
     /// Consult the opening book built into the binary (for the engine's moves and the hints);
     /// off with `--no-book`.
     pub book: bool,
-    /// The strength level (`Skill Level` 1.., see [`crate::levels`]); `None`: the full engine.
-    pub level: Option<u64>,
-    /// Seeds a level's choices (with the position).
+    /// The skill level (`Skill Level` 1.., see [`crate::levels`]); `None`: the full engine.
+    pub skill: Option<u64>,
+    /// Seeds a skill level's choices (with the position).
     pub seed: u64,
 }
 
@@ -101,7 +150,7 @@ impl Default for PlayOptions {
             echo: false,
             hash_mb: ENGINE_HASH_MB,
             book: true,
-            level: None,
+            skill: None,
             seed: 0,
         }
     }
@@ -122,24 +171,22 @@ impl PlayOptions {
 /// Plays games on `input`/`output` until the person quits or the input ends. A bad start
 /// position is an `InvalidInput` error, before anything is written.
 pub fn run(opts: &PlayOptions, input: impl BufRead, output: impl Write) -> io::Result<()> {
-    with_size!(opts.size, {
-        let start = Position::<W, H, B>::from_moves(&opts.position).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("bad --position '{}': {e}", opts.position),
-            )
-        })?;
-        if start.is_game_over() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "bad --position '{}': the game is already over",
-                    opts.position
-                ),
-            ));
-        }
-        PlaySession::<W, H, _, _, B>::new(opts, start, input, output).run()
-    })
+    let start = AnyPosition::from_moves(opts.size, &opts.position).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("bad --position '{}': {e}", opts.position),
+        )
+    })?;
+    if start.is_game_over() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "bad --position '{}': the game is already over",
+                opts.position
+            ),
+        ));
+    }
+    PlaySession::new(opts, start, input, output).run()
 }
 
 /// What the person typed.
@@ -150,8 +197,8 @@ enum Command {
     Undo,
     New,
     Time(u64),
-    /// A strength level, or `None` for the full engine.
-    Level(Option<u64>),
+    /// A skill level, or `None` for the full engine.
+    Skill(Option<u64>),
     Board,
     Help,
     Quit,
@@ -203,14 +250,13 @@ fn parse_command(line: &str, width: usize) -> Command {
             },
             _ => Command::Bad("type t and the engine's time per move in milliseconds, e.g. t 500".into()),
         },
-        "l" | "level" => match rest.as_slice() {
-            [n] => match parse_level(n) {
-                Ok(level) => Command::Level(level),
+        "l" | "level" | "skill" => match rest.as_slice() {
+            [n] => match parse_skill(n) {
+                Ok(skill) => Command::Skill(skill),
                 Err(e) => Command::Bad(e),
             },
             _ => Command::Bad(format!(
-                "type l and a level, 1 (a beginner) to {} (full strength), e.g. l 3",
-                crate::levels::FULL_SKILL
+                "type l and a skill level, 1 (a beginner) to {FULL_SKILL} (full strength), e.g. l 3"
             )),
         },
         _ => {
@@ -223,45 +269,46 @@ fn parse_command(line: &str, width: usize) -> Command {
     }
 }
 
-/// A level as typed (`--level`, `l N`): 1.. for a weaker player, the top one for the full engine.
-pub fn parse_level(s: &str) -> Result<Option<u64>, String> {
-    let full = crate::levels::FULL_SKILL;
+/// A skill level as typed (`--skill`, `l N`): 1.. for a weaker player, the top one for the
+/// full engine.
+pub fn parse_skill(s: &str) -> Result<Option<u64>, String> {
     match s.parse::<u64>() {
-        Ok(n) if (1..full).contains(&n) => Ok(Some(n)),
-        Ok(n) if n == full => Ok(None),
+        Ok(n) if (1..FULL_SKILL).contains(&n) => Ok(Some(n)),
+        Ok(n) if n == FULL_SKILL => Ok(None),
         _ => Err(format!(
-            "'{s}' is not a level: 1 (a beginner) to {full} (full strength)"
+            "'{s}' is not a skill level: 1 (a beginner) to {FULL_SKILL} (full strength)"
         )),
     }
 }
 
-/// "level N" or "full strength".
-fn level_words(level: Option<u64>) -> String {
-    match level {
-        Some(n) => format!("level {n}"),
+/// "skill level N" or "full strength".
+fn skill_words(skill: Option<u64>) -> String {
+    match skill {
+        Some(n) => format!("skill level {n}"),
         None => "full strength".to_string(),
     }
 }
 
 /// The state of the games of one `vier play` run.
-pub struct PlaySession<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard = u64>
-{
+pub struct PlaySession<'a, R: BufRead, O: Write> {
     opts: &'a PlayOptions,
     input: R,
     out: O,
     /// Every game starts here.
-    start: Position<W, H, B>,
+    start: AnyPosition,
     /// 0-based columns played since `start`.
     history: Vec<usize>,
-    pos: Position<W, H, B>,
+    pos: AnyPosition,
     /// The person's side in the current game.
     person: Player,
     movetime_ms: u64,
-    /// The strength level now (`l N` changes it mid-game).
-    level: Option<u64>,
-    searcher: Option<Searcher>,
-    hint_solver: Option<Solver>,
-    /// The book the engine's searcher and the hint solver consult.
+    /// The skill level now (`l N` changes it mid-game).
+    skill: Option<u64>,
+    /// The engine that plays, made at its first move.
+    engine: Option<Engine>,
+    /// Exact values for the hints.
+    hints: SolverPool,
+    /// The book the engine and the hints consult.
     book: Option<Arc<Book>>,
 }
 
@@ -272,10 +319,26 @@ enum AfterGame {
     Quit,
 }
 
-impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
-    PlaySession<'a, W, H, R, O, B>
-{
-    pub fn new(opts: &'a PlayOptions, start: Position<W, H, B>, input: R, out: O) -> Self {
+impl<'a, R: BufRead, O: Write> PlaySession<'a, R, O> {
+    pub fn new(opts: &'a PlayOptions, start: AnyPosition, input: R, out: O) -> Self {
+        let book = book::open(&if opts.book {
+            BookSource::BuiltIn
+        } else {
+            BookSource::Off
+        })
+        .ok()
+        .flatten();
+        Self::with_book(opts, start, input, out, book)
+    }
+
+    /// A session whose engine and hints consult `book`.
+    fn with_book(
+        opts: &'a PlayOptions,
+        start: AnyPosition,
+        input: R,
+        out: O,
+        book: Option<Arc<Book>>,
+    ) -> Self {
         let mover = start.side_to_move();
         let person = match opts.first {
             First::Me => mover,
@@ -290,16 +353,10 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
             pos: start,
             person,
             movetime_ms: opts.movetime_ms.max(1),
-            level: opts.level,
-            searcher: None,
-            hint_solver: None,
-            book: book::open(&if opts.book {
-                BookSource::BuiltIn
-            } else {
-                BookSource::Off
-            })
-            .ok()
-            .flatten(),
+            skill: opts.skill,
+            engine: None,
+            hints: SolverPool::new(book.clone(), HINT_HASH_MB),
+            book,
         }
     }
 
@@ -329,14 +386,14 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
                 continue;
             }
             if show_board {
-                self.show_board(B::ZERO)?;
+                self.show_board(&[])?;
                 self.show_to_move()?;
                 show_board = false;
             }
             let Some(line) = self.read_line("your move: ")? else {
                 break;
             };
-            match parse_command(&line, W) {
+            match parse_command(&line, self.pos.width()) {
                 Command::Column(c) => {
                     if self.pos.can_play(c - 1) {
                         self.play(c - 1);
@@ -355,16 +412,17 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
                     self.movetime_ms = ms;
                     self.say(&format!("vier now thinks {ms} ms per move"))?;
                 }
-                Command::Level(level) => {
-                    self.level = level;
-                    let line = format!("vier now plays at {}", level_words(level));
+                Command::Skill(skill) => {
+                    self.skill = skill;
+                    let line = format!("vier now plays at {}", skill_words(skill));
                     self.say(&line)?;
                 }
                 Command::Board => show_board = true,
                 Command::Help => self.help()?,
                 Command::Quit => break,
                 Command::Empty => self.say(&format!(
-                    "type a column number, 1 to {W}, and Enter (? lists the keys)"
+                    "type a column number, 1 to {}, and Enter (? lists the keys)",
+                    self.pos.width()
                 ))?,
                 Command::Bad(msg) => self.say(&msg)?,
             }
@@ -396,9 +454,12 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
         Ok(Some(line))
     }
 
+    /// Plays a column the caller checked is open.
     fn play(&mut self, col: usize) {
-        self.pos.play_col(col);
-        self.history.push(col);
+        if let Ok(next) = self.pos.play(col) {
+            self.pos = next;
+            self.history.push(col);
+        }
     }
 
     fn glyph(&self, p: Player, highlight: bool) -> String {
@@ -430,12 +491,13 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
             "vier moves first"
         };
         let line = format!(
-            "new game on {W}x{H}: you play {}, vier plays {}; {who}. vier thinks {} ms per move{}; ? lists the keys.",
+            "new game on {}: you play {}, vier plays {}; {who}. vier thinks {} ms per move{}; ? lists the keys.",
+            self.pos.size(),
             self.glyph(self.person, false),
             self.glyph(self.person.other(), false),
             self.movetime_ms,
-            match self.level {
-                Some(_) => format!(" at {}", level_words(self.level)),
+            match self.skill {
+                Some(_) => format!(" at {}", skill_words(self.skill)),
                 None => String::new(),
             }
         );
@@ -449,20 +511,20 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
         self.announce_game()
     }
 
-    /// Draws the board; `four` marks cells to highlight.
-    fn show_board(&mut self, four: B) -> io::Result<()> {
+    /// Draws the board; `four` lists the cells (column, row from the bottom) to highlight.
+    fn show_board(&mut self, four: &[(usize, usize)]) -> io::Result<()> {
         let last = self.history.last().copied().map(|c| {
             let row = self.pos.column_height(c) - 1;
             (c, row)
         });
+        let (w, h) = (self.pos.width(), self.pos.height());
         let mut s = String::new();
-        for row in (0..H).rev() {
+        for row in (0..h).rev() {
             let mut line = String::new();
-            for col in 0..W {
-                let bit = B::bit(col * (H + 1) + row);
+            for col in 0..w {
                 let inner = match self.pos.cell(col, row) {
                     Cell::Empty => ".".to_string(),
-                    Cell::Disc(p) => self.glyph(p, !(four & bit).is_zero()),
+                    Cell::Disc(p) => self.glyph(p, four.contains(&(col, row))),
                 };
                 if last == Some((col, row)) {
                     line += &format!("[{inner}]");
@@ -474,7 +536,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
             s.push('\n');
         }
         // three characters a column, as the cells: "10" and up fill two of them
-        let numbers: String = (1..=W).map(|c| format!("{c:^3}")).collect();
+        let numbers: String = (1..=w).map(|c| format!("{c:^3}")).collect();
         s += numbers.trim_end();
         s.push('\n');
         write!(self.out, "{s}")
@@ -491,7 +553,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
         };
         let line = format!(
             "move {}: {} to play{last}",
-            self.pos.moves() + 1,
+            self.pos.discs() + 1,
             self.side_name(mover)
         );
         self.say(&line)
@@ -500,25 +562,26 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
     fn help(&mut self) -> io::Result<()> {
         let text = format!(
             "keys (then Enter):\n\
-             \x20 1-{W}    drop a disc in that column\n\
+             \x20 1-{}    drop a disc in that column\n\
              \x20 h      hint: the exact value of each column for you (within vier's time per move)\n\
              \x20 u      take back your last move and vier's reply\n\
              \x20 n      new game (you and vier swap who goes first)\n\
              \x20 t MS   vier's time per move in milliseconds (now {})\n\
-             \x20 l N    vier's level, 1 (a beginner) to {} (full strength; now {})\n\
+             \x20 l N    vier's skill level, 1 (a beginner) to {} (full strength; now {})\n\
              \x20 b      draw the board again\n\
              \x20 ?      this list\n\
              \x20 q      quit",
+            self.pos.width(),
             self.movetime_ms,
-            crate::levels::FULL_SKILL,
-            self.level.unwrap_or(crate::levels::FULL_SKILL)
+            FULL_SKILL,
+            self.skill.unwrap_or(FULL_SKILL)
         );
         self.say(&text)
     }
 
     /// Takes back moves until the person's last move is undone. Returns whether anything changed.
     fn undo(&mut self) -> io::Result<bool> {
-        let base = self.start.moves() as usize;
+        let base = self.start.discs() as usize;
         let person_parity = usize::from(self.person == Player::Second);
         let Some(i) = (0..self.history.len())
             .rev()
@@ -534,62 +597,37 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
         self.history.truncate(i);
         let mut p = self.start;
         for &c in &self.history {
-            p.play_col(c);
+            p = p.play(c).expect("a column played before");
         }
         self.pos = p;
         self.say(&format!("took back {}", taken.join(" and ")))?;
         Ok(true)
     }
 
-    fn searcher(&mut self) -> &mut Searcher {
-        let mb = self.opts.hash_mb;
-        let book = &self.book;
-        self.searcher.get_or_insert_with(|| {
-            let mut s = Searcher::new(mb);
-            s.set_book(book.clone());
-            s
-        })
-    }
-
-    fn hint_solver(&mut self) -> &mut Solver {
-        let book = &self.book;
-        self.hint_solver.get_or_insert_with(|| {
-            let mut s = Solver::new(HINT_HASH_MB);
-            s.set_book(book.clone());
-            s
-        })
-    }
-
     fn engine_move(&mut self) -> io::Result<()> {
-        let deadlines = TimeLimit {
-            movetime_ms: Some(self.movetime_ms as i64),
-            ..Default::default()
-        }
-        .deadlines();
-        let control = SearchControl::new(deadlines, false);
-        // a level wants every column's value within its node budget (crate::levels)
-        let mut limits = SearchLimits {
-            multipv: 1,
-            ..Default::default()
-        };
-        if let Some(level) = self.level {
-            crate::levels::limit(level, W, &mut limits);
-        }
-        let mut complete: Vec<crate::search::Line> = Vec::new();
-        let root = self.pos;
+        let mut request = Request::movetime(self.movetime_ms);
+        request.skill = self.skill.map(|level| Skill {
+            level,
+            seed: self.opts.seed,
+        });
         let live = self.opts.live;
         if live {
             write!(self.out, "vier thinks...")?;
             self.out.flush()?;
         }
-        self.searcher();
-        let Some(searcher) = self.searcher.as_mut() else {
-            unreachable!("created above")
+        let (mb, book) = (self.opts.hash_mb, self.book.clone());
+        let engine = match &mut self.engine {
+            Some(e) => e,
+            None => {
+                let mut e = Engine::new(mb)
+                    .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))?;
+                e.set_book(book);
+                self.engine.insert(e)
+            }
         };
         let out = &mut self.out;
         let mut failed: Option<io::Error> = None;
         let mut report = |it: &Iteration| {
-            complete.clone_from(&it.lines);
             if !live || failed.is_some() {
                 return;
             }
@@ -598,25 +636,18 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
                 failed = Some(e);
             }
         };
-        let result = searcher.search(&root, &limits, &control, &mut report);
+        let thought = engine.think(&self.pos, &request, &Handle::new(&request), &mut report);
         if let Some(e) = failed {
             return Err(e);
         }
         if live {
             write!(self.out, "\r\x1b[2K")?;
         }
-        let mut best = result.best;
-        if let Some(level) = self.level {
-            let game = (self.opts.seed, root.key().fold64());
-            best = crate::levels::pick(level, W, game, &complete, &result.last.lines);
-        }
-        // the search always has a move for a game that goes on; the first legal column otherwise
-        let col = best
-            .filter(|&c| root.can_play(c))
-            .or_else(|| root.legal_columns().next())
+        let col = thought
+            .column
             .expect("a game that goes on has a legal column");
         self.play(col);
-        let line = format!("vier plays {} ({})", col + 1, summary(&result.last));
+        let line = format!("vier plays {} ({})", col + 1, summary(&thought.last));
         self.say(&line)
     }
 
@@ -631,14 +662,13 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
             self.out.flush()?;
         }
         let p = self.pos;
-        let solver = self.hint_solver();
-        let scores = solver.analyze_within(&p, budget);
-        let open: Vec<usize> = p.legal_columns().collect();
+        let scores = self.hints.analyse_within(&p, budget);
+        let open = p.legal_moves();
         if self.opts.live {
             write!(self.out, "\r\x1b[2K")?;
         }
         let me = self.glyph(self.person, false);
-        let mut text = format!("hint: exact values for you ({me}), move {}:", p.moves() + 1);
+        let mut text = format!("hint: exact values for you ({me}), move {}:", p.discs() + 1);
         let best = scores.iter().flatten().max().copied();
         let all_known = open.iter().all(|&c| scores[c].is_some());
         for (c, score) in scores.iter().enumerate() {
@@ -655,7 +685,11 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
                         };
                         format!(
                             "{}{mark}",
-                            hint_words(Score::from_exact((W * H) as i32, p.moves() as i32, s))
+                            hint_words(Score::from_exact(
+                                p.size().cells() as i32,
+                                p.discs() as i32,
+                                s
+                            ))
                         )
                     }
                 }
@@ -666,24 +700,15 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
     }
 
     fn game_over(&mut self) -> io::Result<()> {
-        let four = if self.pos.last_mover_won() {
-            Position::<W, H, B>::four_cells(self.pos.opponent())
-        } else {
-            B::ZERO
-        };
-        self.show_board(four)?;
-        if four.is_zero() {
+        let four = self.pos.four_cells();
+        self.show_board(&four)?;
+        let Some(winner) = self.pos.winner() else {
             return self.say("Draw: the board is full.");
-        }
-        let mut cells = Vec::new();
-        for col in 0..W {
-            for row in 0..H {
-                if !(four & B::bit(col * (H + 1) + row)).is_zero() {
-                    cells.push(format!("{}/{}", col + 1, row + 1));
-                }
-            }
-        }
-        let winner = self.pos.side_to_move().other();
+        };
+        let cells: Vec<String> = four
+            .iter()
+            .map(|(col, row)| format!("{}/{}", col + 1, row + 1))
+            .collect();
         let verdict = if winner == self.person {
             "You win!"
         } else {
@@ -701,7 +726,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
             let Some(line) = self.read_line("play again? [y/n] ")? else {
                 return Ok(AfterGame::Quit);
             };
-            match parse_command(&line, W) {
+            match parse_command(&line, self.pos.width()) {
                 Command::Yes => return Ok(AfterGame::Again),
                 Command::New | Command::Quit => return Ok(AfterGame::Quit),
                 Command::Undo => {
@@ -830,7 +855,7 @@ mod tests {
     /// Every 5x4 position with up to 4 discs, solved here.
     fn small_book() -> Arc<Book> {
         let plies = crate::book_build::build::enumerate::<5, 4, u64>(4);
-        let solver = std::cell::RefCell::new(Solver::new(4));
+        let solver = std::cell::RefCell::new(crate::solver::Solver::new(4));
         let entries = crate::book_build::build::complete::<5, 4, u64>(&plies, |k| {
             let p = crate::book::position_from_key::<5, 4, _>(k)?;
             Some(crate::book_build::build::solve_entry(
@@ -847,13 +872,14 @@ mod tests {
     fn book_follows_the_option() {
         let opts = PlayOptions::default();
         assert!(opts.book);
-        let s = PlaySession::<7, 6, _, _>::new(&opts, Position::new(), io::empty(), io::sink());
+        let start = AnyPosition::empty(Size::default());
+        let s = PlaySession::new(&opts, start, io::empty(), io::sink());
         assert_eq!(s.book, Book::embedded());
         let opts = PlayOptions {
             book: false,
             ..Default::default()
         };
-        let s = PlaySession::<7, 6, _, _>::new(&opts, Position::new(), io::empty(), io::sink());
+        let s = PlaySession::new(&opts, start, io::empty(), io::sink());
         assert!(s.book.is_none());
     }
 
@@ -866,12 +892,10 @@ mod tests {
             ..Default::default()
         };
         let mut out = Vec::new();
-        let mut s = PlaySession::<5, 4, _, _>::new(&opts, Position::new(), io::empty(), &mut out);
-        s.book = Some(small_book());
+        let start = AnyPosition::empty(opts.size);
+        let book = Some(small_book());
+        let mut s = PlaySession::with_book(&opts, start, io::empty(), &mut out, book);
         s.hint().unwrap();
-        let solver = s.hint_solver.as_ref().expect("the hint made its solver");
-        assert!(solver.book().is_some());
-        assert!(solver.book_hits() >= 5, "{}", solver.book_hits());
         // the empty 5x4 board is a draw; the book answers after depth 1, centre first (a
         // search would use the 20 s and go deeper: the "depth 1" below tells the two apart)
         s.engine_move().unwrap();

@@ -1,14 +1,93 @@
 //! `vier solve`: exact scores for positions read one per line.
 
 use crate::bits::Bitboard;
-use crate::board::{Position, Size};
+use crate::board::{Position, Size, SizedJob};
 use crate::book::Book;
+use crate::book::BookSource;
 use crate::score;
 use crate::solver::Solver;
-use crate::with_size;
 use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// `vier solve`'s arguments.
+#[derive(clap::Args)]
+pub struct SolveArgs {
+    /// Win (1), draw (0) or loss (-1) instead of the exact score.
+    #[arg(long)]
+    weak: bool,
+    /// The score of every column (`-` for a full column) instead of the position's.
+    #[arg(long)]
+    all: bool,
+    /// Board size, WxH.
+    #[arg(long, default_value = "7x6")]
+    size: Size,
+    /// Size in MB of the table for positions near the root (the cache-sized table for
+    /// the rest is fixed); the empty 7x6 board wants 1024 or more. A small table suits
+    /// positions that take milliseconds: each starts with a cold table, and a small one
+    /// stays in the cache.
+    #[arg(long, default_value_t = 1, value_parser = super::table_mb)]
+    hash: usize,
+    /// Threads that search each position together (sharing the table).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    threads: u16,
+    /// Opening book file to use instead of the one built in.
+    #[arg(long, conflicts_with = "no_book")]
+    book: Option<PathBuf>,
+    /// Search every position, even those the book holds.
+    #[arg(long)]
+    no_book: bool,
+}
+
+/// `vier solve`: positions from stdin, results to stdout, the summary to stderr. Exit status 1
+/// when a score differs from the one expected, 2 for a book that cannot be used.
+pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
+    let source = match (args.no_book, args.book) {
+        (true, _) => BookSource::Off,
+        (false, None) => BookSource::BuiltIn,
+        (false, Some(path)) => BookSource::File(path),
+    };
+    let book = match crate::book::open(&source) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {source}: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let size = args.size;
+    // a file asked for must be of the positions' size (the built-in 7x6 book is simply not
+    // consulted on another board)
+    if let (BookSource::File(_), Some(b)) = (&source, &book) {
+        if (b.width(), b.height()) != (size.width(), size.height()) {
+            eprintln!(
+                "error: {source}: a {}x{} book, and the positions are {size} (--size)",
+                b.width(),
+                b.height()
+            );
+            return Ok(ExitCode::from(2));
+        }
+    }
+    let opts = SolveOptions {
+        weak: args.weak,
+        all: args.all,
+        size,
+        hash_mb: args.hash,
+        threads: args.threads as usize,
+        book,
+    };
+    let stdin = io::stdin().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let sum = run(&opts, stdin, &mut out)?;
+    let _ = out.flush();
+    eprintln!("{}", sum.report());
+    Ok(if sum.mismatches > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
 
 /// How `vier solve` runs.
 #[derive(Clone, Debug)]
@@ -67,7 +146,14 @@ pub fn run(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<SolveSummary> {
-    with_size!(opts.size, run_sized::<W, H, B>(opts, input, out))
+    struct Run<'a, R, O>(&'a SolveOptions, R, &'a mut O);
+    impl<R: BufRead, O: Write> SizedJob for Run<'_, R, O> {
+        type Output = io::Result<SolveSummary>;
+        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
+            run_sized::<W, H, B>(self.0, self.1, self.2)
+        }
+    }
+    opts.size.run(Run(opts, input, out))
 }
 
 fn run_sized<const W: usize, const H: usize, B: Bitboard>(

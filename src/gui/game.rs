@@ -2,9 +2,7 @@
 //! the page shows (cells, status, the winning four, notations) is derived here from
 //! [`crate::board`], so that the JavaScript never has to know the rules.
 
-use crate::bits::Bitboard;
-use crate::board::{Cell, Player, Position, Size};
-use crate::with_size;
+use crate::board::{AnyPosition, Cell, Player, Size};
 use serde::Serialize;
 
 /// The state of a finished or running game, as the page reads it (`data-status`).
@@ -40,75 +38,44 @@ pub struct View {
 
 /// The view of the position after `moves` (1-based columns) on `size`, or why they are illegal.
 pub fn view(size: Size, moves: &[usize]) -> Result<View, String> {
-    with_size!(size, view_sized::<W, H, B>(moves))
-}
-
-fn view_sized<const W: usize, const H: usize, B: Bitboard>(
-    moves: &[usize],
-) -> Result<View, String> {
-    let mut p = Position::<W, H, B>::new();
+    let mut p = AnyPosition::empty(size);
     for (i, &c) in moves.iter().enumerate() {
-        p.try_play_column(c, i)
+        p = p
+            .try_play_column(c, i)
             .map_err(|e| format!("move {} (column {c}): {e}", i + 1))?;
     }
-    let mut cells = vec![vec![""; W]; H];
-    for (r, row) in cells.iter_mut().enumerate() {
-        for (c, cell) in row.iter_mut().enumerate() {
-            *cell = match p.cell(c, r) {
-                Cell::Empty => "",
-                Cell::Disc(Player::First) => "x",
-                Cell::Disc(Player::Second) => "o",
-            };
-        }
-    }
-    let winning = if p.last_mover_won() {
-        four(&p)
-    } else {
-        Vec::new()
-    };
-    let status = if p.last_mover_won() {
-        // the side to move is the loser
-        if p.side_to_move() == Player::First {
-            Status::OWins
-        } else {
-            Status::XWins
-        }
-    } else if p.is_full() {
-        Status::Draw
-    } else {
-        Status::Playing
-    };
-    let legal = if status == Status::Playing {
-        p.legal_columns().map(|c| c + 1).collect()
-    } else {
-        Vec::new()
+    let disc = |player| if player == Player::First { "x" } else { "o" };
+    let cells = (0..p.height())
+        .map(|r| {
+            (0..p.width())
+                .map(|c| match p.cell(c, r) {
+                    Cell::Empty => "",
+                    Cell::Disc(player) => disc(player),
+                })
+                .collect()
+        })
+        .collect();
+    let status = match p.winner() {
+        Some(Player::First) => Status::XWins,
+        Some(Player::Second) => Status::OWins,
+        None if p.is_full() => Status::Draw,
+        None => Status::Playing,
     };
     Ok(View {
-        width: W,
-        height: H,
+        width: p.width(),
+        height: p.height(),
         cells,
         status,
-        to_move: if p.side_to_move() == Player::First {
-            "x"
-        } else {
-            "o"
-        },
-        winning,
-        legal,
-        moves: crate::notation::move_string(moves.iter().map(|&c| c - 1), W),
-        fen: p.to_cfour_fen(),
+        to_move: disc(p.side_to_move()),
+        winning: p
+            .four_cells()
+            .iter()
+            .map(|&(c, r)| (c + 1, r + 1))
+            .collect(),
+        legal: p.legal_moves().iter().map(|c| c + 1).collect(),
+        moves: crate::notation::move_string(moves.iter().map(|&c| c - 1), p.width()),
+        fen: p.fen(),
     })
-}
-
-/// Every cell of the winner's four (or more) in a row, 1-based (column, row).
-fn four<const W: usize, const H: usize, B: Bitboard>(p: &Position<W, H, B>) -> Vec<(usize, usize)> {
-    // the winner moved last: its discs are the ones of the side not to move
-    let cells = Position::<W, H, B>::four_cells(p.opponent());
-    (0..W)
-        .flat_map(|c| (0..H).map(move |r| (c, r)))
-        .filter(|&(c, r)| !(cells & B::bit(c * (H + 1) + r)).is_zero())
-        .map(|(c, r)| (c + 1, r + 1))
-        .collect()
 }
 
 /// Reads a position the person pasted: a move string (`4453`, letters on boards past 9 columns,
@@ -128,18 +95,16 @@ pub fn parse_position(size: Size, text: &str) -> Result<Vec<usize>, String> {
         view(size, &moves)?;
         return Ok(moves);
     }
-    with_size!(size, {
-        let p = Position::<W, H, B>::from_board_string(t)
-            .map_err(|e| format!("not a move string, board string or FEN for {size}: {e}"))?;
-        let s = p
-            .to_move_string()
-            .ok_or_else(|| "no game reaches this position".to_string())?;
-        Ok(crate::notation::parse_moves(&s, W)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|(_, c)| c)
-            .collect())
-    })
+    let p = AnyPosition::from_board_string(size, t)
+        .map_err(|e| format!("not a move string, board string or FEN for {size}: {e}"))?;
+    let s = p
+        .move_string()
+        .ok_or_else(|| "no game reaches this position".to_string())?;
+    Ok(crate::notation::parse_moves(&s, size.width())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect())
 }
 
 #[cfg(test)]

@@ -13,6 +13,34 @@ use engine::EngineCmd;
 use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr};
 
+/// `vier gui`'s arguments.
+#[derive(clap::Args)]
+pub struct GuiArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Address to listen on; anything but 127.0.0.1 lets other machines in.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// Engine command (program and arguments, split at spaces); default: this vier.
+    #[arg(long)]
+    engine: Option<String>,
+    /// Do not open the browser.
+    #[arg(long)]
+    no_open: bool,
+}
+
+/// `vier gui`: serves until the process is ended.
+pub fn command(args: GuiArgs) -> io::Result<std::process::ExitCode> {
+    run(&GuiOptions {
+        host: args.host,
+        port: args.port,
+        engine: args.engine,
+        open: !args.no_open,
+    })
+    .map(|()| std::process::ExitCode::SUCCESS)
+}
+
 pub struct GuiOptions {
     pub host: IpAddr,
     /// 0: any free port.

@@ -1,21 +1,21 @@
 //! `vier bench`: a fixed, deterministic node-count signature of the whole engine, plus its speed.
 //!
 //! Two parts over the same positions: the exact solver solves each with a freshly cleared table
-//! of a fixed size; then the engine searches each to a fixed depth through the path a GUI's
-//! `position startpos moves ...` and `go depth N` take (parsed commands, the size-typed game,
-//! the planned limits, the searcher with the built-in book and default `Hash`, tables cleared
+//! of a fixed size; then the engine service searches each to a fixed depth through the path a
+//! GUI's `position startpos moves ...` and `go depth N` take (parsed commands, the position,
+//! the planned request, the engine with the built-in book and default `Hash`, tables cleared
 //! as by `ucinewgame`). Node counts depend only on the code: any change of behaviour of the
 //! solver, the searcher, the evaluation, the book or the protocol's planning changes the
 //! signature, the total of both parts.
 
-use super::game::new_game;
+use super::format;
+use super::game::set_position;
 use super::go::{self, GoSettings};
 use super::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
 use super::parse::{parse_line, Command};
 use crate::board::{Position, Size};
 use crate::book::{self, BookSource};
-use crate::control::SearchControl;
-use crate::search::{Iteration, Searcher};
+use crate::engine::{Engine, Handle};
 use crate::solver::Solver;
 use std::io::{self, Write};
 use std::time::Instant;
@@ -95,8 +95,8 @@ fn solve_all(out: &mut impl Write) -> io::Result<u64> {
 /// The searcher part: `position startpos moves ...` and `go depth BENCH_DEPTH` for each
 /// position, as the protocol runs them.
 fn search_all(out: &mut impl Write) -> io::Result<u64> {
-    let mut searcher = Searcher::new(DEFAULT_HASH_MB);
-    searcher.set_book(book::open(&BookSource::BuiltIn).map_err(io::Error::other)?);
+    let mut engine = Engine::new(DEFAULT_HASH_MB).map_err(io::Error::other)?;
+    engine.set_book(book::open(&BookSource::BuiltIn).map_err(io::Error::other)?);
     let settings = GoSettings {
         overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
         multipv: 1,
@@ -106,7 +106,6 @@ fn search_all(out: &mut impl Write) -> io::Result<u64> {
     };
     let mut total_nodes = 0u64;
     for moves in BENCH_POSITIONS {
-        let mut game = new_game(Size::default());
         let Ok(Command::Position {
             start,
             moves: tokens,
@@ -114,22 +113,20 @@ fn search_all(out: &mut impl Write) -> io::Result<u64> {
         else {
             unreachable!("a well-formed position command")
         };
-        game.set_position(&start, &tokens)
-            .map_err(io::Error::other)?;
-        let plan = go::plan(&go, game.size(), game.moves(), settings);
-        searcher.clear();
+        let game = set_position(Size::default(), &start, &tokens).map_err(io::Error::other)?;
+        let request = go::plan(&go, game.size(), game.discs(), settings);
+        engine.clear();
         let t = Instant::now();
-        let task = game.search(plan.limits, SearchControl::new(plan.deadlines, false));
-        let result = task(&mut searcher, &mut |_: &Iteration| {});
+        let thought = engine.think(&game, &request, &Handle::new(&request), &mut |_| {});
         writeln!(
             out,
             "{moves} depth {} {} nodes {} time {:.1} ms",
-            result.last.depth,
-            game.bestmove(result.best, Default::default()),
-            result.last.nodes,
+            thought.last.depth,
+            format::bestmove(&game, thought.column, Default::default()),
+            thought.last.nodes,
             t.elapsed().as_secs_f64() * 1e3
         )?;
-        total_nodes += result.last.nodes;
+        total_nodes += thought.last.nodes;
     }
     Ok(total_nodes)
 }

@@ -1,16 +1,16 @@
-//! The protocol loop: owns the engine state, reads commands, drives one searcher thread.
+//! The protocol loop: owns the protocol's state, reads commands, drives the engine service on
+//! one searcher thread.
 //!
 //! Three threads ([`super::threads`]): a reader turns stdin into bounded lines, the searcher
-//! runs one job at a time, and this loop `select!`s over both channels. Only this loop writes
-//! to the output, flushing every line. Every search gets a fresh [`SearchControl`]; `go`
-//! returns at once, `isready` is answered at once even mid-search, `stop` only sets the flag,
-//! and the search's `bestmove` comes back as a report. Options and `ucinewgame` sent during a
-//! search are applied when it ends, in order. A panic on the searcher is reported and ends the
-//! process with a non-zero status.
+//! thread owns the [`crate::engine::Engine`] and runs one job at a time, and this loop
+//! `select!`s over both channels. Only this loop writes to the output, flushing every line.
+//! Every search gets a fresh [`Handle`]; `go` returns at once, `isready` is answered at once
+//! even mid-search, `stop` only sets the flag, and the search's `bestmove` comes back as a
+//! report. Options and `ucinewgame` sent during a search are applied when it ends, in order. A
+//! panic on the searcher is reported and ends the process with a non-zero status.
 //!
-//! The position lives in a [`Game`] typed by the board size ([`new_game`], re-entered only when
-//! `Width`/`Height` change); options come from the table in [`super::options`]; what a search
-//! prints is [`super::format`]'s.
+//! The position is an [`AnyPosition`] of the board size `Width` and `Height` chose; options
+//! come from the table in [`super::options`]; what a search prints is [`super::format`]'s.
 //!
 //! The opening book: the loop owns the choice (`OwnBook`, `BookFile`), opens a book file itself
 //! (when idle, so the searcher never waits for the disk) with [`book::open`] and hands the
@@ -18,21 +18,20 @@
 //! reported and leaves the engine without a book; it never ends the engine.
 
 use super::bench;
-use super::format::{InfoStyle, Notation};
-use super::game::{new_game, Game};
+use super::format::{self, InfoStyle, Notation};
+use super::game;
 use super::go::{self, GoSettings};
 use super::options::{self, Kind, OptionDecl, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
 use super::options::{EMPTY, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS};
 use super::parse::{parse_line, Command, GoParams, Query};
 use super::threads::{read_lines, searcher_thread, Input, Job, Report, MAX_LINE};
 use crate::bits::{MAX_HEIGHT, MAX_WIDTH, MIN_SIDE};
-use crate::board::Size;
+use crate::board::{AnyPosition, Size};
 use crate::book::{self, Book, BookSource};
-use crate::control::SearchControl;
+use crate::engine::Handle;
 use crate::levels::{self, Strength};
 use crate::solver::MAX_THREADS;
 use crate::study;
-use crate::time::TimeLimit;
 use crate::tt::{check_size, TableError};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
@@ -43,16 +42,10 @@ pub const PANIC_EXIT: u8 = 101;
 
 /// The search in progress, as the loop sees it.
 struct Running {
-    control: Arc<SearchControl>,
+    handle: Handle,
     /// The position searched (the loop's own may change meanwhile).
-    root: Box<dyn Game>,
+    root: AnyPosition,
     style: InfoStyle,
-    /// The time limit to apply at `ponderhit`.
-    time_limit: TimeLimit,
-    /// A strength level's choice at `bestmove` time: the level and its seed, with the lines of
-    /// the last complete iteration (every column's value).
-    level: Option<(u64, u64)>,
-    level_lines: Vec<crate::search::Line>,
     /// `go perft` of this depth, not a search: it ends with [`Report::Perft`].
     perft: Option<u32>,
 }
@@ -107,7 +100,7 @@ pub fn run(input: impl Read + Send + 'static, output: impl Write + 'static) -> u
         .name("vier-search".into())
         .spawn(move || searcher_thread(job_rx, rep_tx))
         .expect("spawn the searcher");
-    let mut engine = Engine::new(
+    let mut engine = Session::new(
         Out {
             w: Box::new(output),
             failed: false,
@@ -130,12 +123,12 @@ pub fn run(input: impl Read + Send + 'static, output: impl Write + 'static) -> u
     code
 }
 
-struct Engine {
+struct Session {
     out: Out,
     jobs: Sender<Job>,
     reports: Receiver<Report>,
-    /// The position, typed by the board size.
-    game: Box<dyn Game>,
+    /// The position, on the board `Width` and `Height` chose.
+    game: AnyPosition,
     /// Width and height as last requested (they may not form a supported size yet).
     want: (usize, usize),
     overhead_ms: u64,
@@ -147,7 +140,7 @@ struct Engine {
     deferred: Vec<Command>,
     /// A table (re)allocation was sent to the searcher and `isready` has not waited for it yet.
     allocating: bool,
-    /// `OwnBook`: whether the searcher gets [`Engine::book`].
+    /// `OwnBook`: whether the searcher gets [`Session::book`].
     own_book: bool,
     /// The book `BookFile` names, loaded; `None` if it failed to load.
     book: Option<Arc<Book>>,
@@ -157,7 +150,7 @@ struct Engine {
 
 /// Every option, in the order `uci` lists them, each declared with its action (see
 /// [`options`]); protocol.md's option table documents them (a test compares the two).
-const OPTIONS: &[OptionDecl<Engine>] = &[
+const OPTIONS: &[OptionDecl<Session>] = &[
     OptionDecl {
         name: "Hash",
         kind: Kind::Spin {
@@ -327,18 +320,18 @@ const OPTIONS: &[OptionDecl<Engine>] = &[
     },
 ];
 
-impl Engine {
-    fn new(out: Out, jobs: Sender<Job>, reports: Receiver<Report>) -> Engine {
+impl Session {
+    fn new(out: Out, jobs: Sender<Job>, reports: Receiver<Report>) -> Session {
         let size = Size::default();
         let _ = jobs.send(Job::SetHash(DEFAULT_HASH_MB));
         // OwnBook defaults to true: the built-in book from the start
         let book = book::open(&BookSource::BuiltIn).ok().flatten();
         let _ = jobs.send(Job::SetBook(book.clone()));
-        Engine {
+        Session {
             out,
             jobs,
             reports,
-            game: new_game(size),
+            game: AnyPosition::empty(size),
             want: (size.width(), size.height()),
             overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
             multipv: 1,
@@ -372,7 +365,7 @@ impl Engine {
             if self.out.failed {
                 // nobody listens any more
                 if let Some(r) = &self.running {
-                    r.control.stop();
+                    r.handle.stop();
                 }
                 return Ok(());
             }
@@ -405,41 +398,33 @@ impl Engine {
     fn report(&mut self, r: Report) -> Result<(), Fatal> {
         match r {
             Report::Info(it) => {
-                if let Some(run) = &mut self.running {
-                    self.out.lines(run.root.info(&it, run.style));
-                    if run.level.is_some() {
-                        run.level_lines = it.lines;
-                    }
+                if let Some(run) = &self.running {
+                    self.out.lines(format::info(&run.root, &it, run.style));
                 }
             }
-            Report::Done(result) => {
+            Report::Done(thought) => {
                 if let Some(run) = self.running.take() {
-                    self.out.lines(run.root.info(&result.last, run.style));
-                    let mut best = result.best;
-                    // a strength level chooses among the columns' values (crate::levels)
-                    if let (Some((level, seed)), Some(_)) = (run.level, best) {
-                        best = levels::pick(
-                            level,
-                            run.root.size().width(),
-                            (seed, run.root.key()),
-                            &run.level_lines,
-                            &result.last.lines,
-                        );
-                        if let Some(c) = best {
-                            self.out.line(&format!(
-                                "info string level {level} chooses column {}",
-                                c + 1
-                            ));
-                        }
+                    self.out
+                        .lines(format::info(&run.root, &thought.last, run.style));
+                    // a skill level chose among the columns' values (crate::levels)
+                    if let (Some(level), Some(c)) = (thought.chosen_by, thought.column) {
+                        self.out.line(&format!(
+                            "info string level {level} chooses column {}",
+                            c + 1
+                        ));
                     }
-                    self.out.line(&run.root.bestmove(best, run.style.notation));
+                    self.out.line(&format::bestmove(
+                        &run.root,
+                        thought.column,
+                        run.style.notation,
+                    ));
                 }
                 self.run_deferred()?;
             }
             Report::Perft { nodes, complete } => {
                 if let Some(run) = self.running.take() {
                     let depth = run.perft.unwrap_or_default();
-                    let ms = run.control.elapsed().as_millis();
+                    let ms = run.handle.elapsed().as_millis();
                     // a stopped count says so: it is the leaves counted so far, not the answer
                     let stopped = if complete { "" } else { " stopped" };
                     self.out.line(&format!(
@@ -478,7 +463,7 @@ impl Engine {
 
     fn stop_and_wait(&mut self) -> Result<(), Fatal> {
         if let Some(r) = &self.running {
-            r.control.stop();
+            r.handle.stop();
         }
         self.wait_done()
     }
@@ -521,8 +506,9 @@ impl Engine {
                 let _ = self.jobs.send(Job::Clear);
             }
             Command::Position { start, moves } => {
-                if let Err(e) = self.game.set_position(&start, &moves) {
-                    self.error(&format!("{e}; position unchanged"));
+                match game::set_position(self.game.size(), &start, &moves) {
+                    Ok(p) => self.game = p,
+                    Err(e) => self.error(&format!("{e}; position unchanged")),
                 }
             }
             Command::Go(go) => {
@@ -534,14 +520,12 @@ impl Engine {
             }
             Command::Stop => {
                 if let Some(r) = &self.running {
-                    r.control.stop();
+                    r.handle.stop();
                 }
             }
             Command::PonderHit => {
                 if let Some(r) = &self.running {
-                    if r.control.is_pondering() {
-                        r.control.ponderhit(r.time_limit.deadlines());
-                    }
+                    r.handle.ponderhit();
                 }
             }
             Command::Quit => {
@@ -549,7 +533,7 @@ impl Engine {
                 return Ok(Flow::Quit);
             }
             Command::Debug(on) => self.debug = on,
-            Command::Display => self.out.lines(self.game.display()),
+            Command::Display => self.out.lines(game::display(&self.game)),
             Command::Bench => {
                 if self.running.is_some() {
                     self.error("bench needs the engine idle; send stop first");
@@ -557,7 +541,7 @@ impl Engine {
                     self.bench();
                 }
             }
-            Command::Eval => self.out.lines(self.game.eval()),
+            Command::Eval => self.out.lines(game::eval(&self.game)),
             Command::Query(q) => self.query(q),
             Command::Empty => {}
         }
@@ -597,7 +581,7 @@ impl Engine {
         let size = Size::new(width, height)
             .map_err(|e| format!("{e}; the board stays {}", self.game.size()))?;
         if size != self.game.size() {
-            self.game = new_game(size);
+            self.game = AnyPosition::empty(size);
             // keys mean other positions on another board
             let _ = self.jobs.send(Job::Clear);
         }
@@ -643,27 +627,25 @@ impl Engine {
             overhead_ms: self.overhead_ms,
             multipv: self.multipv,
         };
-        let mut plan = go::plan(&go, self.game.size(), self.game.moves(), settings);
-        let level = self.strength.level();
-        if let Some(l) = level {
-            levels::limit(l, self.game.size().width(), &mut plan.limits);
-        }
+        let mut request = go::plan(&go, self.game.size(), self.game.discs(), settings);
+        request.skill = self.strength.skill();
         if self.debug {
+            let d = request.deadlines();
             self.out.line(&format!(
                 "info string debug soft {:?} hard {:?} ponder {}",
-                plan.deadlines.soft, plan.deadlines.hard, go.ponder
+                d.soft, d.hard, go.ponder
             ));
         }
-        let control = SearchControl::new(plan.deadlines, go.ponder);
-        let task = self.game.search(plan.limits, control.clone());
-        let _ = self.jobs.send(Job::Search(task));
+        let handle = Handle::new(&request);
+        let _ = self.jobs.send(Job::Think {
+            position: self.game,
+            request,
+            handle: handle.clone(),
+        });
         self.running = Some(Running {
-            control,
-            root: self.game.clone_box(),
+            handle,
+            root: self.game,
             style: self.style,
-            time_limit: plan.time_limit,
-            level: level.map(|l| (l, self.strength.seed)),
-            level_lines: Vec::new(),
             perft: None,
         });
     }
@@ -672,29 +654,28 @@ impl Engine {
     /// and the end of input work meanwhile. A depth past the board's empty cells is refused:
     /// no sequence is that long, and a huge depth is a mistake, not a question.
     fn perft(&mut self, depth: u32) {
-        let empty = self.game.size().cells() as u32 - self.game.moves();
+        let empty = self.game.empty_cells();
         if depth > empty {
             return self.error(&format!(
                 "perft depth too large: the board has {empty} empty cells"
             ));
         }
-        let control = SearchControl::new(Default::default(), false);
-        let _ = self
-            .jobs
-            .send(Job::Perft(self.game.perft(depth, control.clone())));
+        let handle = Handle::unlimited();
+        let _ = self.jobs.send(Job::Perft {
+            position: self.game,
+            depth,
+            handle: handle.clone(),
+        });
         self.running = Some(Running {
-            control,
-            root: self.game.clone_box(),
+            handle,
+            root: self.game,
             style: self.style,
-            time_limit: TimeLimit::default(),
-            level: None,
-            level_lines: Vec::new(),
             perft: Some(depth),
         });
     }
 
     fn query(&mut self, q: Query) {
-        let answer = self.game.query(q);
+        let answer = game::query(&self.game, q);
         self.out.line(&format!("response {answer}"));
     }
 
@@ -727,7 +708,7 @@ mod tests {
             w: Box::new(std::io::sink()),
             failed: false,
         };
-        let mut e = Engine::new(out, jobs, reports);
+        let mut e = Session::new(out, jobs, reports);
         for o in OPTIONS {
             let found = options::find(OPTIONS, &o.name.to_ascii_uppercase()).expect("found");
             assert!(std::ptr::eq(found, o), "{} is declared once", o.name);

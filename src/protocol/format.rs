@@ -1,9 +1,8 @@
 //! What the engine writes about a search: `info` lines, `bestmove`, scores and lines of moves,
 //! in the notation the GUI asked for.
 
-use crate::bits::Bitboard;
-use crate::board::Position;
-use crate::score::{wdl_permille, Score};
+use crate::board::AnyPosition;
+use crate::score::wdl_permille;
 use crate::search::{Iteration, Line, ScoreBound};
 
 /// How moves are written.
@@ -25,32 +24,22 @@ pub struct InfoStyle {
 }
 
 /// 0-based columns from `root` in `notation`; stops at the first move that cannot be played.
-pub fn moves<const W: usize, const H: usize, B: Bitboard>(
-    root: &Position<W, H, B>,
-    cols: &[usize],
-    notation: Notation,
-) -> Vec<String> {
+pub fn moves(root: &AnyPosition, cols: &[usize], notation: Notation) -> Vec<String> {
     let mut p = *root;
     let mut out = Vec::with_capacity(cols.len());
     for &c in cols {
-        if c >= W || !p.can_play(c) || p.is_game_over() {
-            break;
-        }
+        let Ok(next) = p.play(c) else { break };
         out.push(match notation {
             Notation::Drops => format!("P@{}{}", (b'a' + c as u8) as char, p.column_height(c) + 1),
             Notation::Digits => (c + 1).to_string(),
         });
-        p.play_col(c);
+        p = next;
     }
     out
 }
 
 /// `bestmove <move>`, or `bestmove (none)` for a finished game.
-pub fn bestmove<const W: usize, const H: usize, B: Bitboard>(
-    root: &Position<W, H, B>,
-    best: Option<usize>,
-    notation: Notation,
-) -> String {
+pub fn bestmove(root: &AnyPosition, best: Option<usize>, notation: Notation) -> String {
     let mv = best
         .and_then(|c| moves(root, &[c], notation).pop())
         .unwrap_or_else(|| "(none)".into());
@@ -58,11 +47,7 @@ pub fn bestmove<const W: usize, const H: usize, B: Bitboard>(
 }
 
 /// The `info` lines of one report on a search from `root`.
-pub fn info<const W: usize, const H: usize, B: Bitboard>(
-    root: &Position<W, H, B>,
-    it: &Iteration,
-    style: InfoStyle,
-) -> Vec<String> {
+pub fn info(root: &AnyPosition, it: &Iteration, style: InfoStyle) -> Vec<String> {
     let ms = it.time.as_millis() as u64;
     let nps = it.nodes.saturating_mul(1000) / ms.max(1);
     it.lines
@@ -98,13 +83,7 @@ pub fn info<const W: usize, const H: usize, B: Bitboard>(
 /// `cp X`, `mate N` or `mate -N`, with `lowerbound`/`upperbound` for a bound. A proven draw is
 /// `cp 0`.
 pub fn score(line: &Line) -> String {
-    let mut s = match line.score {
-        Score::Cp(x) => format!("cp {x}"),
-        Score::Win(n) => format!("mate {n}"),
-        Score::Loss(0) => "mate 0".into(),
-        Score::Loss(n) => format!("mate -{n}"),
-        Score::Draw => "cp 0".into(),
-    };
+    let mut s = line.score.to_string();
     match line.bound {
         ScoreBound::Exact => {}
         ScoreBound::Lower => s += " lowerbound",
@@ -119,7 +98,7 @@ mod tests {
 
     #[test]
     fn drop_notation() {
-        let root = Position::<7, 6>::new();
+        let root = AnyPosition::empty(crate::board::Size::default());
         assert_eq!(
             moves(&root, &[3, 3, 0], Notation::Drops),
             ["P@d1", "P@d2", "P@a1"]

@@ -1,12 +1,14 @@
 //! What a `go` command asks for, worked out without touching any state: its parameters and the
-//! engine's settings in, the time limit, the deadlines and the search limits out. The loop and
-//! `bench` both start their searches from a [`GoPlan`].
+//! engine's settings in, the engine service's [`Request`] out (its time limit, search limits
+//! and pondering; the skill level is the loop's to add). The loop and `bench` both start their
+//! searches from [`plan`].
 
 use super::parse::GoParams;
 use crate::board::Size;
+use crate::engine::Request;
 use crate::score::Score;
 use crate::search::SearchLimits;
-use crate::time::{Clock, Deadlines, TimeLimit};
+use crate::time::{Clock, TimeLimit};
 
 /// The engine settings a search depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,18 +17,8 @@ pub struct GoSettings {
     pub multipv: usize,
 }
 
-/// A search, planned.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GoPlan {
-    /// The time limit, also applied again at `ponderhit`.
-    pub time_limit: TimeLimit,
-    /// The deadlines to start with (none under `infinite`; ignored while pondering).
-    pub deadlines: Deadlines,
-    pub limits: SearchLimits,
-}
-
 /// Plans `go` on a board of `size` with `moves` discs on it.
-pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> GoPlan {
+pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> Request {
     let cells = size.cells() as u32;
     let first = moves.is_multiple_of(2);
     let (time, inc) = if first {
@@ -43,11 +35,6 @@ pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> GoPl
         }),
         own_moves_left: (cells - moves).div_ceil(2),
         overhead_ms: settings.overhead_ms,
-    };
-    let deadlines = if go.infinite {
-        Deadlines::default()
-    } else {
-        time_limit.deadlines()
     };
     // a win with the n-th disc from now lies within its plies, where the search is exact
     let depth = match go.mate {
@@ -67,10 +54,11 @@ pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> GoPl
             .collect(),
         multipv: settings.multipv,
     };
-    GoPlan {
-        time_limit,
-        deadlines,
+    Request {
+        time: time_limit,
         limits,
+        ponder: go.ponder,
+        skill: None,
     }
 }
 
@@ -78,6 +66,7 @@ pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> GoPl
 mod tests {
     use super::*;
     use crate::protocol::parse::{parse_line, Command};
+    use crate::time::Deadlines;
 
     fn go(line: &str) -> GoParams {
         match parse_line(line) {
@@ -96,8 +85,8 @@ mod tests {
         let g = go("go wtime 1000 btime 9000");
         let first = plan(&g, Size::default(), 0, SETTINGS);
         let second = plan(&g, Size::default(), 1, SETTINGS);
-        assert_eq!(first.time_limit.clock.unwrap().remaining_ms, 1000);
-        assert_eq!(second.time_limit.clock.unwrap().remaining_ms, 9000);
+        assert_eq!(first.time.clock.unwrap().remaining_ms, 1000);
+        assert_eq!(second.time.clock.unwrap().remaining_ms, 9000);
     }
 
     #[test]
@@ -110,7 +99,7 @@ mod tests {
             0,
             SETTINGS,
         );
-        assert_eq!(p.deadlines, Deadlines::default());
+        assert_eq!(p.deadlines(), Deadlines::default());
         let p = plan(&go("go searchmoves 4 P@a1"), Size::default(), 0, SETTINGS);
         assert_eq!(p.limits.searchmoves, [3, 0]);
     }

@@ -1,12 +1,13 @@
 //! The engine's two helper threads and what travels between them and the loop: a reader turns
 //! the input into bounded lines (a line over [`MAX_LINE`] bytes is discarded as it streams by,
-//! never buffered whole), and the searcher runs one [`Job`] at a time and sends [`Report`]s
-//! back. A panic on the searcher is caught and reported.
+//! never buffered whole), and the searcher thread owns the [`Engine`], runs one [`Job`] at a
+//! time and sends [`Report`]s back. A panic on the searcher is caught and reported.
 
-use super::game::{PerftTask, SearchTask};
 use super::options::DEFAULT_HASH_MB;
+use crate::board::AnyPosition;
 use crate::book::Book;
-use crate::search::{Iteration, SearchResult, Searcher, Techniques};
+use crate::engine::{Engine, Handle, Request, Thought};
+use crate::search::{Iteration, Techniques};
 use crate::tt::TableError;
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
@@ -27,9 +28,18 @@ pub enum Input {
 
 /// Work for the searcher thread.
 pub enum Job {
-    Search(SearchTask),
-    /// `go perft`: answered by [`Report::Perft`].
-    Perft(PerftTask),
+    /// `go`: answered by [`Report::Info`] per depth and [`Report::Done`].
+    Think {
+        position: AnyPosition,
+        request: Request,
+        handle: Handle,
+    },
+    /// `go perft`: answered by [`Report::Perft`]; the handle's `stop` ends it early.
+    Perft {
+        position: AnyPosition,
+        depth: u32,
+        handle: Handle,
+    },
     SetHash(usize),
     /// Threads for the search and the solver's proofs.
     SetThreads(usize),
@@ -45,7 +55,7 @@ pub enum Job {
 /// What the searcher thread sends back.
 pub enum Report {
     Info(Iteration),
-    Done(SearchResult),
+    Done(Thought),
     /// A perft's count, and whether it ran to the end (not stopped).
     Perft {
         nodes: u64,
@@ -110,21 +120,25 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
 
 pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
-    let mut searcher: Option<Searcher> = None;
+    let mut engine: Option<Engine> = None;
     let mut book: Option<Arc<Book>> = None;
     let mut threads = 1;
     let mut techniques = Techniques::ALL;
+    // an engine made before a `Hash` is set (or after one was refused) has the settings so far
+    let configure = |e: &mut Engine, book: &Option<Arc<Book>>, threads, techniques| {
+        e.set_techniques(techniques);
+        e.set_book(book.clone());
+        e.set_threads(threads);
+    };
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
             Job::SetHash(mb) => {
                 // keeps the book, the threads and the techniques; a refused size leaves the tables
-                let result = match searcher.as_mut() {
-                    Some(s) => s.set_hash(mb),
-                    None => Searcher::try_new(mb).map(|mut s| {
-                        s.set_techniques(techniques);
-                        s.set_book(book.clone());
-                        s.set_threads(threads);
-                        searcher = Some(s);
+                let result = match engine.as_mut() {
+                    Some(e) => e.set_hash(mb),
+                    None => Engine::new(mb).map(|mut e| {
+                        configure(&mut e, &book, threads, techniques);
+                        engine = Some(e);
                     }),
                 };
                 if let Err(error) = result {
@@ -132,50 +146,57 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
                 }
             }
             Job::SetThreads(n) => {
-                if let Some(s) = searcher.as_mut() {
-                    s.set_threads(n);
+                if let Some(e) = engine.as_mut() {
+                    e.set_threads(n);
                 }
                 threads = n;
             }
             Job::SetTechniques(t) => {
-                if let Some(s) = searcher.as_mut() {
-                    s.set_techniques(t);
+                if let Some(e) = engine.as_mut() {
+                    e.set_techniques(t);
                 }
                 techniques = t;
             }
             Job::Clear => {
-                if let Some(s) = searcher.as_mut() {
-                    s.clear()
+                if let Some(e) = engine.as_mut() {
+                    e.clear()
                 }
             }
             Job::SetBook(b) => {
-                if let Some(s) = searcher.as_mut() {
-                    s.set_book(b.clone());
+                if let Some(e) = engine.as_mut() {
+                    e.set_book(b.clone());
                 }
                 book = b;
             }
             Job::Ping => {
                 let _ = reports.send(Report::Pong);
             }
-            Job::Perft(task) => {
-                let (nodes, complete) = task();
+            Job::Perft {
+                position,
+                depth,
+                handle,
+            } => {
+                let (nodes, complete) = position.perft_until(depth, &|| handle.is_stopped());
                 let _ = reports.send(Report::Perft { nodes, complete });
             }
-            Job::Search(task) => {
+            Job::Think {
+                position,
+                request,
+                handle,
+            } => {
                 if panic_on_search {
                     panic!("{PANIC_ENV} is set");
                 }
-                let s = searcher.get_or_insert_with(|| {
-                    let mut s = Searcher::new(DEFAULT_HASH_MB);
-                    s.set_techniques(techniques);
-                    s.set_book(book.clone());
-                    s.set_threads(threads);
-                    s
+                let e = engine.get_or_insert_with(|| {
+                    let mut e = Engine::new(DEFAULT_HASH_MB).expect("the default tables");
+                    configure(&mut e, &book, threads, techniques);
+                    e
                 });
                 let mut report = |it: &Iteration| {
                     let _ = reports.send(Report::Info(it.clone()));
                 };
-                let _ = reports.send(Report::Done(task(s, &mut report)));
+                let thought = e.think(&position, &request, &handle, &mut report);
+                let _ = reports.send(Report::Done(thought));
             }
         }));
         if let Err(e) = r {

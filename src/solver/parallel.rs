@@ -204,6 +204,18 @@ impl Solver {
         let share = outer
             .remaining(self.nodes)
             .map(|r| r / (helpers.len() as u64 + 1));
+        let window_main = window.clone();
+        let race_main = race.clone();
+        let run_main = |s: &mut Solver| {
+            s.limits.group = Some(race_main);
+            s.limits.budget = NodeBudget::start(s.nodes, share);
+            s.window = Some(window_main);
+            finish(search(s));
+            s.window = None;
+            s.limits.group = None;
+            s.limits.budget = outer;
+        };
+        #[cfg(feature = "threads")]
         std::thread::scope(|scope| {
             for h in helpers.iter_mut() {
                 h.limits = Limits {
@@ -215,14 +227,11 @@ impl Solver {
                 let (search, finish) = (&search, &finish);
                 scope.spawn(move || finish(search(h)));
             }
-            self.limits.group = Some(race.clone());
-            self.limits.budget = NodeBudget::start(self.nodes, share);
-            self.window = Some(window.clone());
-            finish(search(self));
-            self.window = None;
-            self.limits.group = None;
-            self.limits.budget = outer;
+            run_main(self);
         });
+        // without threads there are no helpers (MAX_THREADS is 1): the race is this thread's
+        #[cfg(not(feature = "threads"))]
+        run_main(self);
         for h in &mut helpers {
             h.window = None;
             self.nodes += std::mem::take(&mut h.nodes);

@@ -2,7 +2,7 @@
 //! the hints ask of the solver at a root (every column's score, a move that keeps the value,
 //! what can be proven within a time).
 
-use super::search::{key_of, oriented};
+use super::keys::{key_of, oriented};
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
@@ -250,7 +250,7 @@ impl Solver {
         p: &Position<W, H, B>,
         budget: Duration,
     ) -> Vec<Option<i32>> {
-        let start = std::time::Instant::now();
+        let start = crate::clock::now();
         let mut scores = vec![None; W];
         let open: Vec<usize> = column_order::<W>()
             .into_iter()
@@ -263,7 +263,7 @@ impl Solver {
                 .filter(|&c| scores[c].is_none())
                 .collect();
             for (i, &c) in todo.iter().enumerate() {
-                let left = budget.saturating_sub(start.elapsed());
+                let left = budget.saturating_sub(crate::clock::now().saturating_sub(start));
                 if left.is_zero() {
                     break;
                 }

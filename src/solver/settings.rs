@@ -48,8 +48,8 @@ pub const BUSY_PLIES: u32 = 22;
 /// thread is searching: enough that unrelated positions rarely share a slot near the root.
 pub const BUSY_BITS: u32 = 16;
 
-/// The most threads a solver runs.
-pub const MAX_THREADS: usize = 64;
+/// The most threads a solver runs: one in a build without the `threads` feature (the browser's).
+pub const MAX_THREADS: usize = if cfg!(feature = "threads") { 64 } else { 1 };
 
 /// A setting of the threads as the solver uses it: `value`, unless this is a build with the
 /// `tune` feature and the environment sets `VIER_<name>` (a machine of many cores can then
