@@ -63,7 +63,7 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Run(&[("--depth 7 --line 16", "--size 5x4 --depth 5 --line 8")]),
         ),
         (
-            "python3 tools/referee.py --tc movetime=100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
+            "python3 tools/referee.py --tc movetime=100 --engine vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
             Run(&[("--games 160", "--games 2")]),
         ),
         // README.md and docs/python.md
