@@ -49,7 +49,7 @@ fn plans() -> Vec<(&'static str, Plan)> {
         // docs/solve.md
         (
             "echo - | vier solve --no-book --hash 1024",
-            Run(&[("vier solve --no-book", "vier solve --size 6x5 --no-book")]),
+            Run(&[("vier solve --no-book", "vier solve --size 5x4 --no-book")]),
         ),
         // docs/book/README.md
         (
