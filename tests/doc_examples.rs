@@ -1,5 +1,5 @@
-//! The command examples of README.md, tools/README.md and docs/book/building.md, run as
-//! written. Every command of every `sh` block is accounted for below: run (in a scratch directory where `vier` and
+//! The command examples of README.md, tools/README.md and the pages of docs/ that have them
+//! (the files of `DOCUMENTED`), run as written. Every command of every `sh` block is accounted for below: run (in a scratch directory where `vier` and
 //! `target/release/vier` are the binary under test and `tools/`, `tests/`, `book/` are the
 //! repository's), with the listed replacements that make it short (fewer games, a smaller
 //! board), each of which must find its text in the command; or skipped, with the reason. A
@@ -29,18 +29,29 @@ const SETUP: &str = "mkdir -p old && ln -sf \"$VIER\" old/vier && ln -sf \"$VIER
 fn plans() -> Vec<(&'static str, Plan)> {
     vec![
         // README.md
-        ("cargo build --release", Skip("the suite's own binary is built by cargo")),
-        ("cargo run --release", Skip("the suite's own binary is built by cargo")),
+        (
+            "cargo install --path .",
+            Skip("installs into ~/.cargo/bin: the suite tests the binary cargo built for it, put on PATH here"),
+        ),
+        ("vier --version", Run(NONE)),
         ("vier gui", Skip("serves until it is ended: tests/gui.rs drives it in a browser")),
         ("vier play", Run(NONE)),
         ("vier play --first engine --movetime 300 --size 6x5", Run(NONE)),
-        ("vier play --level 3", Run(NONE)),
+        ("vier play --skill 3", Run(NONE)),
+        ("vier book info book/7x6.book --moves 44", Run(NONE)),
+        // README.md and docs/solve.md
         ("echo 4453 | vier solve", Run(NONE)),
         ("echo 56567243231755 | vier solve --all", Run(NONE)),
         (
             "vier solve < tests/data/pons/Test_L2_R1",
             Run(&[("vier solve < tests/data/pons/Test_L2_R1", "head -n 20 tests/data/pons/Test_L2_R1 | vier solve")]),
         ),
+        // docs/solve.md
+        (
+            "echo - | vier solve --no-book --hash 1024",
+            Run(&[("vier solve --no-book", "vier solve --size 5x4 --no-book")]),
+        ),
+        // docs/book/README.md
         (
             "vier book build --depth 7 --line 16 --threads 2 --out my.book",
             Run(&[("--depth 7 --line 16", "--size 5x4 --depth 5 --line 8")]),
@@ -52,18 +63,21 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Run(&[("--depth 7 --line 16", "--size 5x4 --depth 5 --line 8")]),
         ),
         (
-            "python3 tools/referee.py --tc movetime=100 --engine target/release/vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
+            "python3 tools/referee.py --tc movetime=100 --engine vier --name vier --engine \"/usr/games/fairy-stockfish load tools/fairy-stockfish/cfour.ini\" --name fairy-stockfish --games 160 --openings tools/openings.txt --out m.jsonl --pgn m.pgn",
             Run(&[("--games 160", "--games 2")]),
         ),
+        // README.md and docs/python.md
         (
             "pip install .",
-            Skip("tests/python_package.rs installs the package into a virtual environment and runs the README's Python example"),
+            Skip("tests/python_package.rs installs the package into a virtual environment and runs docs/python.md's example"),
         ),
+        // README.md and docs/serve.md
         ("vier serve", Skip("serves until it is ended: tests/serve.rs starts it and asks it")),
         (
             "curl 'http://127.0.0.1:8000/solve?pos=4453'",
             Skip("asks the server above; tests/serve.rs asks a server of its own the same"),
         ),
+        // README.md
         ("tools/test.sh", Skip("the suite itself")),
         ("cargo test --release --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
         ("cargo test --release --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
@@ -160,6 +174,25 @@ fn plans() -> Vec<(&'static str, Plan)> {
             "VIER_BIN=target/release/vier python3 -m unittest discover -s tools/tests -t tools",
             Skip("that is tests/tools_python.rs"),
         ),
+        // docs/levels/README.md: the calibration's command, as in tools/README.md above
+        // docs/study/README.md
+        (
+            "cargo build --release && python3 tools/study.py",
+            Skip("the whole study: half an hour; tools/tests/test_study.py runs `study.py --quick`"),
+        ),
+        (
+            "python3 tools/study.py --replot",
+            Skip("rewrites the committed report from its results.json; tools/tests/test_study.py replots"),
+        ),
+        (
+            "python3 tools/study.py --parts elo --level-ms 100 --elo-times '' --fsf-times '' --h2h-times '' --merge",
+            Skip("adds the search levels' matches to the committed results: minutes"),
+        ),
+        // docs/talk.md
+        (
+            "tools/demo.sh --pause --gui",
+            Skip("the talk's live demo: waits for Enter between its parts and keeps the browser page open"),
+        ),
     ]
 }
 
@@ -231,6 +264,7 @@ fn run_file(file: &str) {
     );
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut skipped = 0;
     for cmd in commands(&text) {
         let Some((_, plan)) = plans.iter().find(|(c, _)| *c == cmd) else {
             failures.push(format!(
@@ -242,6 +276,7 @@ fn run_file(file: &str) {
             Run(r) => r,
             Skip(reason) => {
                 eprintln!("{file}: skipped `{cmd}`: {reason}");
+                skipped += 1;
                 continue;
             }
         };
@@ -271,11 +306,23 @@ fn run_file(file: &str) {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(ran > 0, "{file}: no example ran");
+    // a page may hold only commands that cannot run here (servers, installs), but never none
+    assert!(ran + skipped > 0, "{file}: no example found");
 }
 
 /// The files whose `sh` blocks are examples to run.
-const DOCUMENTED: &[&str] = &["README.md", "tools/README.md", "docs/book/building.md"];
+const DOCUMENTED: &[&str] = &[
+    "README.md",
+    "tools/README.md",
+    "docs/book/README.md",
+    "docs/book/building.md",
+    "docs/solve.md",
+    "docs/serve.md",
+    "docs/python.md",
+    "docs/levels/README.md",
+    "docs/study/README.md",
+    "docs/talk.md",
+];
 
 #[test]
 fn every_example_is_run_or_skipped_with_a_reason() {
@@ -303,6 +350,56 @@ fn the_tools_readme_examples_run_as_written() {
 }
 
 #[test]
+fn the_book_examples_run_as_written() {
+    run_file("docs/book/README.md");
+}
+
+#[test]
 fn the_book_building_examples_run_as_written() {
     run_file("docs/book/building.md");
+}
+
+#[test]
+fn the_solve_examples_run_as_written() {
+    run_file("docs/solve.md");
+}
+
+#[test]
+fn the_levels_examples_run_as_written() {
+    run_file("docs/levels/README.md");
+}
+
+#[test]
+fn the_examples_that_cannot_run_here_are_accounted_for() {
+    for file in ["docs/serve.md", "docs/python.md", "docs/study/README.md", "docs/talk.md"] {
+        run_file(file);
+    }
+}
+
+/// Every file with `sh` examples among the docs is in `DOCUMENTED`, so none goes unchecked.
+#[test]
+fn every_page_with_examples_is_documented() {
+    let mut pages = vec![root().join("README.md"), root().join("tools/README.md")];
+    let mut dirs = vec![root().join("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                // dated logs keep the commands of their day; nothing runs them
+                if !path.ends_with("lab") {
+                    dirs.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    for page in pages {
+        let rel = page.strip_prefix(root()).unwrap().to_str().unwrap().to_string();
+        let has_examples = !commands(&std::fs::read_to_string(&page).unwrap()).is_empty();
+        assert!(
+            !has_examples || DOCUMENTED.contains(&rel.as_str()),
+            "{rel} has `sh` examples: add it to DOCUMENTED in tests/doc_examples.rs"
+        );
+    }
 }
