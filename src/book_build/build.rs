@@ -16,8 +16,8 @@
 use crate::bits::Bitboard;
 use crate::board::{Position, Size};
 use crate::book::journal::{journal_path, Journal};
-use crate::book::shard::{shard_of, Shard, ShardError, ShardSpec};
-use crate::book::{key_as, key_discs, position_from_key, Book, BookKey, Entry};
+use crate::book::shard::{shard_of, Shard, ShardSpec};
+use crate::book::{key_as, key_discs, position_from_key, Book, BookError, BookKey, Entry};
 use crate::ordering::column_order;
 use crate::solver::Solver;
 use crossbeam_channel::unbounded;
@@ -277,7 +277,7 @@ pub enum MergeError {
     /// A file that is no sound shard.
     Damaged {
         file: PathBuf,
-        error: ShardError,
+        error: BookError,
     },
     /// A shard of another build: `what` says how it differs from `other`.
     Foreign {
