@@ -2,6 +2,7 @@
 //!
 //! Modules by concern, from the ground up:
 //!
+//! - [`rng`]: SplitMix64, the one mixer and seedable generator (book shards, levels);
 //! - [`board`]: the rules on bitboards of every supported size, notation, perft;
 //! - [`score`]: the score encoding (exact score, winning disc, `mate N`, moves left, WDL);
 //! - [`tt`]: the transposition table; [`ordering`]: move ordering; [`eval`]: the heuristic
@@ -39,6 +40,7 @@ pub mod levels;
 pub mod notation;
 pub mod ordering;
 pub mod protocol;
+pub mod rng;
 pub mod score;
 pub mod search;
 pub mod serve;

@@ -2,8 +2,9 @@
 //! ground up (modules in one layer may not refer to each other either, except where listed as
 //! one group):
 //!
-//! the board's width (`bits`: the bitboard type and the registry of sizes) <- how moves are
-//! written (`notation`) <- rules (`board`) <- `score` <- the search's parts (`tt`, `ordering`, `eval`) <- `time` <-
+//! the one random generator (`rng`) <- the board's width (`bits`: the bitboard type and the
+//! registry of sizes) <- how moves are written (`notation`) <- rules (`board`) <- `score` <- the
+//! search's parts (`tt`, `ordering`, `eval`) <- `time` <-
 //! `control` <- `book` (files and lookups) <- `solver` <- `search` <- `study`, `levels` (what
 //! a search is asked to be) <- `book_build` <- `api` (the engine for embedders) <- `serve` (the
 //! HTTP solve route) <- the front ends (`protocol`, `cli`, `gui`).
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// Layers from the ground up; the modules of one entry form one layer.
 const LAYERS: &[&[&str]] = &[
+    &["rng"],
     &["bits"],
     &["notation"],
     &["board"],

@@ -40,6 +40,7 @@ use super::format::{
 };
 use crate::bits::Bitboard;
 use crate::board::{Position, Size};
+use crate::rng::splitmix64;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -101,19 +102,12 @@ impl fmt::Display for ShardSpec {
     }
 }
 
-/// The splitmix64 finalizer: a bijection of u64 that spreads every input bit over the output.
-pub(crate) fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The shard of `count` that holds the position with this symmetric key (see the module
 /// documentation: its grandparent's key, mixed). A key of more than 64 bits is folded to 64
 /// first ([`Bitboard::fold64`]), which leaves a 64-bit key as it is.
 pub fn shard_of<const W: usize, const H: usize, B: Bitboard>(key: B, count: u32) -> u32 {
     let grandparent = canonical_parent::<W, H, B>(canonical_parent::<W, H, B>(key));
-    (mix64(grandparent.fold64()) % count.max(1) as u64) as u32
+    (splitmix64(grandparent.fold64()) % count.max(1) as u64) as u32
 }
 
 /// The symmetric key of the position before the last mover's top disc in the leftmost column
@@ -389,7 +383,7 @@ mod tests {
             let grandparent = canonical_parent::<7, 6, u64>(canonical_parent::<7, 6, u64>(k));
             assert_eq!(
                 shard_of::<7, 6, u64>(k, 1000),
-                (mix64(grandparent) % 1000) as u32
+                (splitmix64(grandparent) % 1000) as u32
             );
         }
     }
