@@ -349,7 +349,7 @@ impl SolverPool {
         budget: Option<Duration>,
     ) -> Result<Vec<Option<i32>>, ApiError> {
         self.with(budget, |s| {
-            with_size!(p.size, s.analyze(&p.get::<W, H, B>(), weak))
+            with_size!(p.size, s.analyse(&p.get::<W, H, B>(), weak))
         })
         .map_err(|_| not_in_time(budget))
     }

@@ -632,7 +632,7 @@ impl<'a, const W: usize, const H: usize, R: BufRead, O: Write, B: Bitboard>
         }
         let p = self.pos;
         let solver = self.hint_solver();
-        let scores = solver.analyze_within(&p, budget);
+        let scores = solver.analyse_within(&p, budget);
         let open: Vec<usize> = p.legal_columns().collect();
         if self.opts.live {
             write!(self.out, "\r\x1b[2K")?;

@@ -123,7 +123,7 @@ fn solves_endgames_exactly() {
         Score::from_exact(42, p.moves() as i32, exact),
         "{its:?}"
     );
-    let scores = solver.analyze(&p, false).unwrap();
+    let scores = solver.analyse(&p, false).unwrap();
     assert_eq!(scores[r.best.unwrap()], Some(exact));
 }
 
@@ -261,7 +261,7 @@ fn two_threads_agree_with_the_solver() {
             let exact = solver.solve(&p).unwrap();
             let want = Score::from_exact(42, p.moves() as i32, exact);
             assert_eq!(r.last.lines[0].score, want, "{moves}: {its:?}");
-            let scores = solver.analyze(&p, false).unwrap();
+            let scores = solver.analyse(&p, false).unwrap();
             assert_eq!(scores[best], Some(exact), "{moves}: {best}");
         }
     }
