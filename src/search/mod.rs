@@ -142,11 +142,10 @@ impl Searcher {
     /// thread takes turns: an iteration of the search, a try of the solver. With more, the
     /// exact solver proves the root all the time on a thread of its own (the prover; half the
     /// threads, rounded up, race in its proofs), beside the depth-limited search on the others
-    /// (helpers beside the main thread, sharing its table: Lazy SMP). Taking turns, every
-    /// thread would be in the part that is running: but the proofs the time allows (a few
-    /// milliseconds to a second) gain little from a second thread (`vier solve --threads 2`
-    /// solves Pons' Test_L1_R2 only 1.2-1.4 times faster), and the search as little; side by
-    /// side, each part has its threads the whole time.
+    /// (helpers beside the main thread, sharing its table: Lazy SMP). Side by side rather than
+    /// taking turns on all the threads: the short proofs a time limit allows gain little from
+    /// more threads, and the search as little, so each part does more with its threads the
+    /// whole time.
     pub fn set_threads(&mut self, threads: usize) {
         let threads = threads.clamp(1, MAX_THREADS);
         self.threads = threads;
