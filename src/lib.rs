@@ -2,6 +2,7 @@
 //!
 //! Modules by concern, from the ground up:
 //!
+//! - [`rng`]: SplitMix64, the one mixer and seedable generator (book shards, levels);
 //! - [`board`]: the rules on bitboards of every supported size, notation, perft;
 //! - [`score`]: the score encoding (exact score, winning disc, `mate N`, moves left, WDL);
 //! - [`tt`]: the transposition table; [`ordering`]: move ordering; [`eval`]: the heuristic
@@ -43,6 +44,7 @@ pub mod notation;
 pub mod ordering;
 #[cfg(feature = "native")]
 pub mod protocol;
+pub mod rng;
 pub mod score;
 pub mod search;
 #[cfg(feature = "native")]
