@@ -44,6 +44,7 @@ mod report;
 mod run;
 pub mod simple;
 mod techniques;
+#[cfg(feature = "threads")]
 mod threads;
 mod worker;
 

@@ -143,6 +143,7 @@ impl Searcher {
                 };
             }
         }
+        #[cfg(feature = "threads")]
         let mut last = match self.prover.take() {
             Some(prover) if self.techniques.solver => self.search_beside(prover, &job, reporter),
             prover => {
@@ -150,6 +151,9 @@ impl Searcher {
                 self.search_threads(&job, reporter)
             }
         };
+        // one thread only (MAX_THREADS is 1): no helpers, no prover beside the search
+        #[cfg(not(feature = "threads"))]
+        let mut last = self.deepen(&job, reporter);
         // an unproven search does not overrule a move proven to keep a known value
         if let Some((c, x)) = self.secured {
             if !last.solved && last.lines[0].pv.first() != Some(&c) {
