@@ -36,6 +36,8 @@ const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 const INDEX: &str = include_str!("web/index.html");
 const SCRIPT: &str = include_str!("web/app.js");
+/// How this page reaches the engine: through this server (the static page has its own).
+const BACKEND: &str = include_str!("web/server.js");
 const STYLE: &str = include_str!("web/style.css");
 const ICON: &str = include_str!("web/icon.svg");
 
@@ -68,6 +70,10 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .route(
             "/app.js",
             get(|| async { page("text/javascript; charset=utf-8", SCRIPT) }),
+        )
+        .route(
+            "/backend.js",
+            get(|| async { page("text/javascript; charset=utf-8", BACKEND) }),
         )
         .route(
             "/style.css",
