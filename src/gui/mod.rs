@@ -8,6 +8,7 @@ pub mod engine;
 pub mod game;
 pub mod server;
 pub mod session;
+pub mod state;
 
 use engine::EngineCmd;
 use std::io::{self, Write};
