@@ -2,9 +2,17 @@
 //! shard of a build, which share their damage (truncation, checksums, entries) and differ only
 //! in the name the messages give the file.
 
-use super::format::{MAGIC, VERSION};
-use super::shard::{SHARD_MAGIC, SHARD_VERSION};
 use std::fmt;
+
+/// A book file's first bytes ([`super::format`] draws the file).
+pub const MAGIC: &[u8; 8] = b"VIERBOOK";
+/// The book format this vier writes and reads.
+pub const VERSION: u8 = 4;
+/// A shard file's first bytes ([`super::shard`] draws the file).
+pub const SHARD_MAGIC: &[u8; 8] = b"VIERSHRD";
+/// Version 2 added the best moves; version-1 shards are refused (merge them with the vier that
+/// made them).
+pub const SHARD_VERSION: u8 = 2;
 
 /// Which book file an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -62,14 +62,13 @@
 //! are drawn in [`super::shard`].
 
 use super::error::{BookError, FileKind};
+pub use super::error::{MAGIC, VERSION};
 use crate::bits::Bitboard;
 use crate::board::Position;
 use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-
-pub const MAGIC: &[u8; 8] = b"VIERBOOK";
 
 /// A key as a book holds it, in memory and at its interface: wide enough for every registered
 /// board (80 bits at most), so one `Book` type serves them all and a file needs no width of its
@@ -78,7 +77,6 @@ pub const MAGIC: &[u8; 8] = b"VIERBOOK";
 /// book's boundary; a lookup widens a `u64` key for free. Packed in the file, a key takes its
 /// board's `W*(H+1)` bits, whatever this type: the format does not depend on it.
 pub type BookKey = u128;
-pub const VERSION: u8 = 4;
 const HEADER: usize = 24;
 /// A bucket table of more than 2^24 buckets (64 MiB) is refused as damage.
 const MAX_BUCKET_BITS: u32 = 24;

@@ -45,10 +45,7 @@ use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
-pub const SHARD_MAGIC: &[u8; 8] = b"VIERSHRD";
-/// Version 2 added the best moves; version-1 shards are refused (merge them with the vier that
-/// made them).
-pub const SHARD_VERSION: u8 = 2;
+pub use super::error::{SHARD_MAGIC, SHARD_VERSION};
 const SHARD_HEADER: usize = 36;
 
 /// Which part of a build: shard `index` of `count`.

@@ -31,14 +31,15 @@
 //! the simple searches of [`simple`] or leave the solver or the book out.
 //!
 //! This module is the facade: the [`Searcher`], its settings and [`Searcher::search`]. The rest
-//! by concern: [`run`] one search from root to result (what it is asked, the main thread's
-//! deepening, the solver's tries), [`threads`] the helpers and the prover beside it, [`worker`]
+//! by concern: `run.rs` one search from root to result (what it is asked, the main thread's
+//! deepening, the solver's tries), `threads.rs` the helpers and the prover beside it, `worker.rs`
 //! one thread's search and what the threads share, [`simple`] the study's simple searches,
-//! [`report`] what a search is asked and reports, [`techniques`] the switches.
+//! `report.rs` what a search is asked and reports, `techniques.rs` the switches.
 //!
 //! Internal values: heuristic values stay within `±eval::MAX_EVAL`; a proven result with the
 //! exact score `s` is [`score::proven_value`]`(s)`, beyond [`score::MATE`].
 
+mod job;
 mod line;
 mod report;
 mod run;

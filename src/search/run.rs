@@ -1,7 +1,8 @@
-//! One search from its root to its result: the [`Job`] it is asked, settled once, the main
+//! One search from its root to its result: the job it is asked ([`super::job`]), the main
 //! thread's iterative deepening, the exact solver's tries between iterations, and how a proof
 //! becomes the reported lines.
 
+use super::job::Job;
 use super::{simple, Iteration, Line, Reporter, ScoreBound, SearchLimits, SearchResult, Searcher};
 use super::{worker::next_order, MIN_SOLVER_BUDGET};
 use crate::bits::Bitboard;
@@ -12,71 +13,6 @@ use crate::score::{self, Score};
 use crate::solver::RootProof;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// What one search of a root that is no finished game is asked: settled once before it
-/// deepens, and read by all its parts (the main thread, the helpers, the prover, the simple
-/// searches).
-pub(super) struct Job<'a, const W: usize, const H: usize, B: Bitboard> {
-    pub(super) root: &'a Position<W, H, B>,
-    /// The root moves to search, centre first: the `searchmoves` that are legal, or every
-    /// legal column.
-    pub(super) order: Vec<usize>,
-    /// Lines to report: the limits' `multipv`, at most the moves in `order`.
-    pub(super) multipv: usize,
-    /// The deepest iteration: the limits' depth or the empty cells, whichever is fewer.
-    pub(super) max_depth: u32,
-    /// Only the best move is asked (one line, over every legal column): a move the book or a
-    /// proof shows to keep the root's value answers it without the other columns' scores.
-    pub(super) one_line: bool,
-    /// The main thread gives the exact solver a try between iterations (one thread: with more,
-    /// the prover proves beside the search instead).
-    pub(super) interleave: bool,
-    pub(super) limits: &'a SearchLimits,
-    pub(super) control: &'a Arc<SearchControl>,
-}
-
-impl<'a, const W: usize, const H: usize, B: Bitboard> Job<'a, W, H, B> {
-    fn new(
-        root: &'a Position<W, H, B>,
-        limits: &'a SearchLimits,
-        control: &'a Arc<SearchControl>,
-        interleave: bool,
-    ) -> Self {
-        let legal: Vec<usize> = column_order::<W>()
-            .into_iter()
-            .filter(|&c| root.can_play(c))
-            .collect();
-        let mut order: Vec<usize> = legal
-            .iter()
-            .copied()
-            .filter(|c| limits.searchmoves.contains(c))
-            .collect();
-        if order.is_empty() {
-            order = legal;
-        }
-        let multipv = limits.multipv.clamp(1, order.len());
-        let cells = (W * H) as u32;
-        let max_depth = (cells - root.moves())
-            .min(limits.depth.unwrap_or(u32::MAX))
-            .max(1);
-        let one_line = multipv == 1 && order.len() == root.legal_columns().count();
-        Job {
-            root,
-            order,
-            multipv,
-            max_depth,
-            one_line,
-            interleave,
-            limits,
-            control,
-        }
-    }
-
-    /// The exact score `s` of the root as a reported score.
-    fn score(&self, s: i32) -> Score {
-        Score::from_exact((W * H) as i32, self.root.moves() as i32, s)
-    }
-}
 
 impl Searcher {
     pub(super) fn run<const W: usize, const H: usize, B: Bitboard>(

@@ -8,8 +8,8 @@
 //! depth starts from scratch (nothing is learnt from the last); reported nodes add up all
 //! depths. They search on one thread and report one line.
 
+use super::job::Job;
 use super::line::{self, Lines};
-use super::run::Job;
 use super::{Iteration, Line, Reporter, ScoreBound, Techniques};
 use super::{INF, MAX_PLY, NO_MOVE};
 use crate::bits::Bitboard;

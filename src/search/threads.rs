@@ -1,7 +1,7 @@
 //! A search on more than one thread: the helpers beside the main thread (Lazy SMP), and the
 //! prover beside the search (see [`Searcher::set_threads`]).
 
-use super::run::Job;
+use super::job::Job;
 use super::worker::{Crew, FinishOnDrop};
 use super::{Iteration, Reporter, Searcher};
 use crate::bits::Bitboard;
