@@ -32,7 +32,8 @@ try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
-    sys.exit("selenium is missing: `python3 -m pip install selenium` (tools/test.sh installs it)")
+    sys.exit("selenium is missing: tools/test.sh installs it into target/test-venv and runs the "
+             "tests with that python3")
 
 
 def chromium_paths():
