@@ -1164,9 +1164,8 @@ fn threads_option() {
     assert_eq!(solver.solve_column(&p, col - 1, false).unwrap(), Some(4));
 }
 
-/// `Hash` goes up to what the machine has (tables are mapped lazily, so a large one costs only
-/// what the search touches); more is refused with the reason, and the engine goes on with the
-/// tables it had.
+/// `Hash` goes up to what the machine has (and has free: a table is taken whole at `isready`);
+/// more is refused with the reason, and the engine goes on with the tables it had.
 #[test]
 fn hash_up_to_the_machine_memory() {
     let machine = vier::tt::machine_memory_mb().expect("the machine's memory");
@@ -1180,16 +1179,60 @@ fn hash_up_to_the_machine_memory() {
         "{lines:?}"
     );
     assert_eq!(depth_10_nodes(&mut e), depth_10_nodes(&mut Engine::start()));
-    e.send(&format!(
-        "setoption name Hash value {}",
-        (machine / 4).max(2)
-    ));
+    // a size the machine has free, taken whole before `readyok` (on a virtual machine whose
+    // host backs memory lazily the first touch costs up to 40 ms per 2 MB: a second or more
+    // per gigabyte, so the test keeps to a few hundred megabytes)
+    e.send("setoption name Hash value 256");
     assert_eq!(e.sync(), Vec::<String>::new());
-    // A search of a few nodes: a probe of a large table may be the first touch of its 2 MB page,
-    // which costs 5-40 ms on a virtual machine whose host backs memory lazily (depth 8, with
-    // the solver's 133k nodes, took 23 s at 6 GB under load; 70 ms at the default size).
     let lines = e.search("position startpos moves 4453", "go nodes 100");
     legal_bestmove(&lines, "4453");
+}
+
+/// `isready` after a `Hash` change answers once the tables' memory is taken (issue 60): the
+/// first `go` never meets an untouched page (the first touch of a page costs up to 40 ms on a
+/// virtual machine, and a search looks at its clock only every 1024 nodes: `go movetime 100`
+/// took 1.8 s at Hash 4096). Seen as the resident memory at `readyok`, before any search, and
+/// given back when the size shrinks.
+#[cfg(target_os = "linux")]
+#[test]
+fn isready_after_a_hash_change_answers_once_the_tables_memory_is_taken() {
+    let mut e = Engine::start();
+    assert_eq!(e.sync(), Vec::<String>::new());
+    let pid = e.child.id();
+    let before = common::rss_mb(pid);
+    e.send("setoption name Hash value 256");
+    assert_eq!(e.sync(), Vec::<String>::new());
+    let prepared = common::rss_mb(pid);
+    // 256 MB taken, the 32 of the default tables given back
+    assert!(
+        prepared >= before + 200,
+        "resident {before} MB at Hash 32, {prepared} MB at readyok after Hash 256"
+    );
+    e.send("setoption name Hash value 2");
+    assert_eq!(e.sync(), Vec::<String>::new());
+    let shrunk = common::rss_mb(pid);
+    assert!(
+        shrunk + 200 <= prepared,
+        "{prepared} MB at Hash 256, still {shrunk} MB at Hash 2"
+    );
+    let lines = e.search("position startpos moves 4453", "go movetime 50");
+    legal_bestmove(&lines, "4453");
+}
+
+/// `quit` (or the end of input) right after a large `Hash` ends the engine at once, also
+/// behind an `isready` that waits for the memory: its preparation, seconds per gigabyte on a
+/// virtual machine, is given up.
+#[test]
+fn quit_right_after_a_large_hash_exits_without_waiting_for_the_memory() {
+    for end in ["quit", "isready\nquit", ""] {
+        let mut e = Engine::start();
+        e.send("setoption name Hash value 4096");
+        if !end.is_empty() {
+            e.send(end);
+        }
+        let (rest, status) = e.close_and_wait();
+        assert_eq!(status, Some(0), "{end:?}: {rest:?}");
+    }
 }
 
 /// The bestmove of `lines` as a 0-based column, checked to be legal in `moves`.

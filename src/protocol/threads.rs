@@ -5,12 +5,14 @@
 
 use super::game::{PerftTask, SearchTask};
 use super::options::DEFAULT_HASH_MB;
+use super::parse::{parse_line, Command};
 use crate::book::Book;
 use crate::search::{Iteration, SearchResult, Searcher, Techniques};
 use crate::tt::TableError;
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Longest accepted input line, in bytes (without its line break).
@@ -61,8 +63,10 @@ pub enum Report {
 }
 
 /// Splits `input` into lines of at most [`MAX_LINE`] bytes; longer ones are skipped as they
-/// stream by and reported as [`Input::TooLong`].
-pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
+/// stream by and reported as [`Input::TooLong`]. Sets `quitting` as soon as it reads `quit` or
+/// the end of input (issue 60: the searcher then gives up preparing a `Hash`'s memory, even
+/// while the loop waits for it to answer an `isready` sent before).
+pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>, quitting: &AtomicBool) {
     let mut line: Vec<u8> = Vec::new();
     let mut too_long = false;
     loop {
@@ -72,6 +76,7 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
             Err(_) => break,
         };
         if buf.is_empty() {
+            quitting.store(true, Ordering::Relaxed);
             if too_long {
                 let _ = tx.send(Input::TooLong);
             } else if !line.is_empty() {
@@ -98,6 +103,11 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
             } else {
                 Input::Line(String::from_utf8_lossy(&line).into_owned())
             };
+            if let Input::Line(l) = &msg {
+                if matches!(parse_line(l), Ok(Command::Quit)) {
+                    quitting.store(true, Ordering::Relaxed);
+                }
+            }
             if tx.send(msg).is_err() {
                 return;
             }
@@ -108,7 +118,10 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
     let _ = tx.send(Input::Eof);
 }
 
-pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
+/// Runs the jobs until the channel closes. `quitting` (set by the loop on `quit` and at the end
+/// of input) gives up a `Hash` change's preparation of its memory (issue 60).
+pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: Arc<AtomicBool>) {
+    let cancelled = move || quitting.load(Ordering::Relaxed);
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut searcher: Option<Searcher> = None;
     let mut book: Option<Arc<Book>> = None;
@@ -119,8 +132,8 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
             Job::SetHash(mb) => {
                 // keeps the book, the threads and the techniques; a refused size leaves the tables
                 let result = match searcher.as_mut() {
-                    Some(s) => s.set_hash(mb),
-                    None => Searcher::try_new(mb).map(|mut s| {
+                    Some(s) => s.set_hash_until(mb, &cancelled),
+                    None => Searcher::try_new_until(mb, &cancelled).map(|mut s| {
                         s.set_techniques(techniques);
                         s.set_book(book.clone());
                         s.set_threads(threads);
@@ -201,7 +214,12 @@ mod tests {
         data.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
         data.extend(b"\nquit");
         let (tx, rx) = unbounded();
-        read_lines(io::Cursor::new(data), tx);
+        let quitting = AtomicBool::new(false);
+        read_lines(io::Cursor::new(data), tx, &quitting);
+        assert!(
+            quitting.load(Ordering::Relaxed),
+            "quit and the end of input are noted"
+        );
         let got: Vec<String> = rx
             .iter()
             .map(|m| match m {
