@@ -180,6 +180,54 @@ fn hash_beyond_the_machine_is_refused() {
     assert!(lines(&out)[0].starts_with("4455 "), "{:?}", lines(&out));
 }
 
+/// Runs vier with `args` and no input, killing it if it has not exited within a minute (a
+/// command that hangs fails the test instead of the suite).
+fn vier_bounded(args: &[&str]) -> Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vier runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("vier {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// A FIFO given as a book to `vier book info` and `vier solve --book` is refused with a reason
+/// and exit status 2, before it is opened (issue 60: both hung on the open).
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_a_book_is_refused_by_book_info_and_solve() {
+    let dir = std::env::temp_dir().join(format!("vier-fifo-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.book");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let path = fifo.to_str().unwrap();
+    for args in [&["book", "info", path][..], &["solve", "--book", path][..]] {
+        let out = vier_bounded(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("not a regular file but a FIFO"),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn play_refuses_a_movetime_of_zero_as_its_t_command_does() {
     let out = vier(&["play", "--movetime", "0"], "q\n");

@@ -882,6 +882,45 @@ fn score(line: &str) -> String {
     format!("{} {}", it.next().unwrap(), it.next().unwrap())
 }
 
+/// A FIFO named as a book: the open of one with no writer blocks, so it is refused before it
+/// is opened, with a reason; `isready` and `quit` are answered (issue 60; before, the engine
+/// hung and had to be killed).
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_book_file_is_refused_and_isready_and_quit_are_answered() {
+    let dir = std::env::temp_dir().join(format!("vier-fifo-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.book");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let mut e = Engine::start();
+    e.send(&format!("setoption name BookFile value {}", fifo.display()));
+    let out = e.sync();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(
+        out[0].starts_with("info string error: book: ") && out[0].contains("a FIFO"),
+        "{out:?}"
+    );
+    // a directory and a device the same
+    for (path, kind) in [
+        (dir.display().to_string(), "a directory"),
+        ("/dev/zero".into(), "a device"),
+    ] {
+        let line = set_book_file(&mut e, &path);
+        assert!(
+            line.starts_with("info string error: book: ") && line.contains(kind),
+            "{line}"
+        );
+    }
+    e.send("quit");
+    let (_, status) = e.close_and_wait();
+    assert_eq!(status, Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn book_file_answers_covered_positions_at_once() {
     let mut e = engine_5x4();
@@ -979,11 +1018,18 @@ fn bad_book_files_leave_the_engine_running_without_a_book() {
         ("checksum.book", "the book is corrupt: checksum".to_string()),
         ("missing.book", "cannot read the book".to_string()),
         ("trailing.book", format!("the book has {trailing} bytes")),
-        ("", "cannot read the book".to_string()), // the directory
+        // the directory
+        (
+            "",
+            "cannot read the book: not a regular file but a directory".to_string(),
+        ),
     ];
     if Path::new("/dev/zero").exists() {
-        // endless input: only the header may be read
-        bad.push(("/dev/zero", "not a vier book".to_string()));
+        // endless input: refused before it is opened
+        bad.push((
+            "/dev/zero",
+            "cannot read the book: not a regular file but a device".to_string(),
+        ));
     }
     for (name, why) in bad {
         let path = if name.starts_with('/') {

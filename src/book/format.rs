@@ -724,7 +724,8 @@ impl Book {
     pub fn load(path: &Path) -> Result<Book, BookError> {
         use std::io::Read;
         let io = |e: std::io::Error| BookError::Io(e.to_string());
-        let mut f = std::fs::File::open(path).map_err(io)?;
+        // a FIFO or a device is refused before it is opened (issue 60)
+        let mut f = super::regular::open_regular(path).map_err(io)?;
         let mut bytes = Vec::new();
         (&mut f)
             .take(HEADER as u64 + 1)

@@ -5,12 +5,14 @@
 //!
 //! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book,
 //! [`shard`] a shard file of a build in pieces (its bytes are drawn there), [`journal`] the file
-//! that keeps a build resumable, [`openings`] picks balanced openings from a book, and [`open`]
-//! is the one place that chooses the book a command uses: the built-in one, a file, or none.
+//! that keeps a build resumable, [`openings`] picks balanced openings from a book, [`open`] is
+//! the one place that chooses the book a command uses: the built-in one, a file, or none, and
+//! [`regular`] opens only regular files (no FIFO, device or directory).
 
 pub mod format;
 pub mod journal;
 pub mod openings;
+pub mod regular;
 pub mod shard;
 
 pub use format::*;

@@ -375,7 +375,8 @@ impl Shard {
     pub fn load(path: &Path) -> Result<Shard, ShardError> {
         use std::io::Read;
         let io = |e: std::io::Error| ShardError::Io(e.to_string());
-        let mut f = std::fs::File::open(path).map_err(io)?;
+        // a FIFO or a device is refused before it is opened (issue 60)
+        let mut f = super::regular::open_regular(path).map_err(io)?;
         let mut bytes = Vec::new();
         (&mut f)
             .take(SHARD_HEADER as u64)

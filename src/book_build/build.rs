@@ -108,7 +108,7 @@ pub fn build_sized<const W: usize, const H: usize, B: Bitboard>(
 /// The move strings of a list file (`--extra`): one a line, `#` starting a comment, blank lines
 /// skipped; whether they are positions is [`build`]'s to check.
 pub fn read_move_list(path: &Path) -> io::Result<Vec<String>> {
-    let file = std::fs::File::open(path)
+    let file = crate::book::regular::open_regular(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     read_move_lines(io::BufReader::new(file))
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
