@@ -22,6 +22,7 @@
 //!   an engine process over the protocol;
 //! - [`api`]: the engine with the board size chosen at run time, for the Python package and
 //!   [`serve`], the HTTP solve endpoint in the shape of Pons' web solver (`vier serve`, `vier gui`);
+//! - [`http`]: the bounded connections of both HTTP servers (how many, how long idle);
 //! - [`cli`]: the subcommands people run (`vier play`, `solve`, `book`, `perft`), thin layers
 //!   of input and output over the rest.
 
@@ -35,6 +36,7 @@ pub mod cli;
 pub mod control;
 pub mod eval;
 pub mod gui;
+pub mod http;
 pub mod levels;
 pub mod notation;
 pub mod ordering;

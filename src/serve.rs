@@ -232,7 +232,7 @@ pub fn run(opts: &ServeOptions) -> io::Result<()> {
                 addr.ip().is_loopback(),
                 check_host,
             ));
-        axum::serve(listener, app).await
+        crate::http::serve(listener, app).await
     })
 }
 

@@ -5,8 +5,9 @@
 //! the board's width (`bits`: the bitboard type and the registry of sizes) <- how moves are
 //! written (`notation`) <- rules (`board`) <- `score` <- the search's parts (`tt`, `ordering`, `eval`) <- `time` <-
 //! `control` <- `book` (files and lookups) <- `solver` <- `search` <- `study`, `levels` (what
-//! a search is asked to be) <- `book_build` <- `api` (the engine for embedders) <- `serve` (the
-//! HTTP solve route) <- the front ends (`protocol`, `cli`, `gui`).
+//! a search is asked to be) <- `book_build` <- `api` (the engine for embedders) <- `http` (the
+//! servers' bounded connections) <- `serve` (the HTTP solve route) <- the front ends
+//! (`protocol`, `cli`, `gui`).
 //!
 //! `cargo test --test layers` checks every `crate::` path in the code (comments aside) of every
 //! file under `src/` against this list.
@@ -29,6 +30,7 @@ const LAYERS: &[&[&str]] = &[
     &["study", "levels"],
     &["book_build"],
     &["api"],
+    &["http"],
     &["serve"],
     &["protocol", "cli", "gui"],
 ];

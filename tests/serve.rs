@@ -47,6 +47,12 @@ impl Server {
 
     /// Status and body of `GET path` with the given extra header lines.
     fn get_with(&self, path: &str, headers: &str) -> (u16, String) {
+        let (status, _, body) = self.get_head(path, headers);
+        (status, body)
+    }
+
+    /// Status, head and body of `GET path` with the given extra header lines.
+    fn get_head(&self, path: &str, headers: &str) -> (u16, String, String) {
         let mut s = TcpStream::connect(&self.addr).expect("connects");
         s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
         write!(
@@ -63,7 +69,7 @@ impl Server {
             .nth(1)
             .and_then(|c| c.parse().ok())
             .expect("a status line");
-        (status, body.to_string())
+        (status, head.to_string(), body.to_string())
     }
 
     fn get(&self, path: &str) -> (u16, String) {
@@ -74,6 +80,25 @@ impl Server {
         let (status, body) = self.get(path);
         let v = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
         (status, v)
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+/// Waits up to a minute for the server to close `s` (a read that returns nothing); true if it
+/// did. What it sent before closing is ignored.
+fn closed_by_server(s: &mut TcpStream) -> bool {
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Err(_) => return false,
+        }
     }
 }
 
@@ -285,4 +310,56 @@ fn concurrent_clients_beyond_the_bound_all_get_an_answer_and_none_fails() {
     assert!(answered > 0);
     // the server is still whole
     assert_eq!(server.json("/solve?pos=4453").0, 200);
+}
+
+/// Both servers close a connection that sends nothing, and one whose request head stops half
+/// way, after a few seconds (issue 60: 200 of them were held open for a minute and more).
+#[test]
+fn both_servers_close_idle_and_half_sent_connections() {
+    for server in [Server::start(&[]), Server::gui()] {
+        let mut idle = TcpStream::connect(&server.addr).unwrap();
+        let mut half = TcpStream::connect(&server.addr).unwrap();
+        write!(
+            half,
+            "GET /solve?pos=4453 HTTP/1.1\r\nHost: {}\r\n",
+            server.addr
+        )
+        .unwrap();
+        assert!(closed_by_server(&mut idle), "an idle connection stays open");
+        assert!(
+            closed_by_server(&mut half),
+            "a half-sent request stays open"
+        );
+        // and the server serves on
+        assert_eq!(server.json("/solve?pos=4453").0, 200);
+    }
+}
+
+/// At most 512 connections are open at once: one more is answered 503 and closed, and once
+/// they are closed the server answers again.
+#[test]
+fn a_connection_past_the_cap_gets_503_and_the_server_serves_on() {
+    let server = Server::start(&[]);
+    let held: Vec<TcpStream> = (0..512)
+        .map(|_| TcpStream::connect(&server.addr).unwrap())
+        .collect();
+    let mut extra = TcpStream::connect(&server.addr).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut text = String::new();
+    let _ = extra.read_to_string(&mut text);
+    assert!(text.starts_with("HTTP/1.1 503"), "{text:?}");
+    assert!(text.contains("Retry-After: 1"), "{text}");
+    drop(held);
+    // the closed connections are counted out as the server sees them go
+    let mut status = 0;
+    for _ in 0..100 {
+        status = server.json("/solve?pos=4453").0;
+        if status == 200 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(status, 200);
 }
