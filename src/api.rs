@@ -295,7 +295,7 @@ impl SolverPool {
         POOL.get_or_init(|| SolverPool::new(Book::embedded()))
     }
 
-    fn with<T>(&self, budget: Option<Duration>, f: impl FnOnce(&mut Solver) -> T) -> T {
+    fn with<T>(&self, control: Option<Arc<SearchControl>>, f: impl FnOnce(&mut Solver) -> T) -> T {
         let taken = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut solver = taken.unwrap_or_else(|| {
             let mut s = Solver::new(self.hash_mb);
@@ -304,7 +304,7 @@ impl SolverPool {
         });
         solver.clear();
         solver.reset_nodes();
-        solver.set_limits(budget.map(SearchControl::within), None);
+        solver.set_limits(control, None);
         let out = f(&mut solver);
         solver.set_limits(None, None);
         self.idle
@@ -322,12 +322,48 @@ impl SolverPool {
         weak: bool,
         budget: Option<Duration>,
     ) -> Result<i32, ApiError> {
+        self.solve_under(p, weak, budget.map(SearchControl::within))
+    }
+
+    /// The score of every 0-based column (`None` for a full one, and all `None` for a finished
+    /// game), exactly as `vier solve --all` prints them.
+    pub fn analyse(
+        &self,
+        p: &AnyPosition,
+        weak: bool,
+        budget: Option<Duration>,
+    ) -> Result<Vec<Option<i32>>, ApiError> {
+        self.analyse_under(p, weak, budget.map(SearchControl::within))
+    }
+
+    /// The exact best 0-based column (ties to the centre) with its score; `None` for a finished
+    /// game.
+    pub fn best_move(
+        &self,
+        p: &AnyPosition,
+        budget: Option<Duration>,
+    ) -> Result<Option<(usize, i32)>, ApiError> {
+        self.best_move_under(p, budget.map(SearchControl::within))
+    }
+
+    // issue 60: the calls under a control that another thread may stop (an HTTP client that
+    // hung up, Ctrl-C in Python), its hard deadline the budget; the error of a stopped call
+    // names that budget, and the caller knows whether it stopped the control itself.
+
+    /// [`SolverPool::solve`] under `control`.
+    pub fn solve_under(
+        &self,
+        p: &AnyPosition,
+        weak: bool,
+        control: Option<Arc<SearchControl>>,
+    ) -> Result<i32, ApiError> {
+        let budget = control.as_ref().and_then(|c| c.budget());
         if p.is_game_over() {
             return Err(ApiError(
                 "the game is over: there is nothing to solve".into(),
             ));
         }
-        self.with(budget, |s| {
+        self.with(control, |s| {
             with_size!(p.size, {
                 let q = p.get::<W, H, B>();
                 if weak {
@@ -340,28 +376,28 @@ impl SolverPool {
         .map_err(|_| not_in_time(budget))
     }
 
-    /// The score of every 0-based column (`None` for a full one, and all `None` for a finished
-    /// game), exactly as `vier solve --all` prints them.
-    pub fn analyse(
+    /// [`SolverPool::analyse`] under `control`.
+    pub fn analyse_under(
         &self,
         p: &AnyPosition,
         weak: bool,
-        budget: Option<Duration>,
+        control: Option<Arc<SearchControl>>,
     ) -> Result<Vec<Option<i32>>, ApiError> {
-        self.with(budget, |s| {
+        let budget = control.as_ref().and_then(|c| c.budget());
+        self.with(control, |s| {
             with_size!(p.size, s.analyze(&p.get::<W, H, B>(), weak))
         })
         .map_err(|_| not_in_time(budget))
     }
 
-    /// The exact best 0-based column (ties to the centre) with its score; `None` for a finished
-    /// game.
-    pub fn best_move(
+    /// [`SolverPool::best_move`] under `control`.
+    pub fn best_move_under(
         &self,
         p: &AnyPosition,
-        budget: Option<Duration>,
+        control: Option<Arc<SearchControl>>,
     ) -> Result<Option<(usize, i32)>, ApiError> {
-        self.with(budget, |s| {
+        let budget = control.as_ref().and_then(|c| c.budget());
+        self.with(control, |s| {
             with_size!(p.size, s.best_move(&p.get::<W, H, B>()))
         })
         .map_err(|_| not_in_time(budget))

@@ -106,6 +106,12 @@ impl SearchControl {
         self.pondering.load(Ordering::Relaxed)
     }
 
+    /// The hard deadline from the start (none while pondering, or without one).
+    pub fn budget(&self) -> Option<Duration> {
+        let ns = self.hard_ns.load(Ordering::Relaxed);
+        (ns != u64::MAX).then(|| Duration::from_nanos(ns))
+    }
+
     /// Time since the search started.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()

@@ -112,10 +112,19 @@ enum Cmd {
         /// Address to listen on; anything but 127.0.0.1 lets other machines in.
         #[arg(long, default_value = "127.0.0.1")]
         host: std::net::IpAddr,
-        /// Positions solved at once (default: the machine's cores); a few more wait, the rest
-        /// are answered 503.
+        /// Positions solved at once (default: the machine's cores); `--queue` more wait, the
+        /// rest are answered 503.
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
         jobs: Option<u16>,
+        /// Requests that may wait for a solver, first come first served; more are answered 503
+        /// with Retry-After (a waiting request costs a connection, not a core).
+        #[arg(long, default_value_t = vier::serve::DEFAULT_QUEUE as u16,
+              value_parser = clap::value_parser!(u16).range(0..=vier::serve::MAX_QUEUE as i64))]
+        queue: u16,
+        /// Lets pages of this origin (`https://example.org`; repeatable; `*` any) call /solve
+        /// and read its answers (CORS); without it, pages of other sites are refused.
+        #[arg(long, value_name = "ORIGIN")]
+        cors: Vec<String>,
         /// Milliseconds a request may take to prove its position (the default and the most a
         /// request's `budget_ms` may ask).
         #[arg(long, default_value_t = vier::serve::DEFAULT_BUDGET_MS,
@@ -254,10 +263,14 @@ fn main() -> ExitCode {
             port,
             host,
             jobs,
+            queue,
+            cors,
             budget_ms,
         }) => {
             let mut limits = vier::serve::SolveLimits {
                 budget: std::time::Duration::from_millis(budget_ms),
+                queue: queue as usize,
+                cors,
                 ..Default::default()
             };
             if let Some(j) = jobs {

@@ -278,8 +278,8 @@ fn a_position_not_proven_in_its_budget_gets_504() {
 
 #[test]
 fn concurrent_clients_beyond_the_bound_all_get_an_answer_and_none_fails() {
-    // 2 solvers and 10 admitted requests: 16 clients at once see 200s, and 503s only for the
-    // excess, never a broken connection
+    // 2 solvers and the default queue: 16 clients at once see 200s (503s only past the queue),
+    // never a broken connection
     let server = std::sync::Arc::new(Server::start(&["--jobs", "2"]));
     let positions = sample("Test_L2_R1", 10);
     let expected = solve_all(&positions, &[]);
@@ -310,6 +310,136 @@ fn concurrent_clients_beyond_the_bound_all_get_an_answer_and_none_fails() {
     assert!(answered > 0);
     // the server is still whole
     assert_eq!(server.json("/solve?pos=4453").0, 200);
+}
+
+/// Clients that ask for a long solve and hang up at once (issue 60: with `--jobs 2`, 150 of
+/// them ran 116 solves at once, 3 -> 119 threads, 291 MB still held afterwards). Each solve
+/// stops when its client is gone, and `--jobs` bounds the solves that run: the server's
+/// threads stay within a few of its own and the two solvers', during the burst and after.
+#[cfg(target_os = "linux")]
+#[test]
+fn clients_that_hang_up_stop_their_solves_and_jobs_bounds_the_threads() {
+    let jobs = 2;
+    let server = Server::start(&["--jobs", "2"]);
+    // one answered request: the runtime's threads and one solver's exist
+    assert_eq!(server.json("/solve?pos=4453").0, 200);
+    let pid = server.pid();
+    let threads = move || common::proc_status(pid, "Threads").unwrap_or(0);
+    let base = threads();
+    let rss_before = common::rss_mb(pid);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(threads());
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            peak
+        })
+    };
+    for _ in 0..60 {
+        let mut s = TcpStream::connect(&server.addr).unwrap();
+        // the empty 8x7 board: far longer than the burst, whatever its budget
+        write!(
+            s,
+            "GET /solve?pos=&width=8&height=7 HTTP/1.1\r\nHost: {}\r\n\r\n",
+            server.addr
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        drop(s);
+    }
+    // the last solves see their clients gone; then a short request is answered
+    assert_eq!(server.json("/solve?pos=4453").0, 200);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak = watcher.join().unwrap();
+    let after = threads();
+    let rss_after = common::rss_mb(pid);
+    eprintln!(
+        "threads {base} before, at most {peak} during 60 abandoned solves, {after} after; \
+         resident {rss_before} MB before, {rss_after} MB after"
+    );
+    // the solves' threads, and as many that have just handed back their permit
+    assert!(
+        peak <= base + 2 * jobs + 2,
+        "threads {base} before, {peak} at the peak"
+    );
+}
+
+/// `--queue N` is how many requests wait for a solver: with one solver and none waiting, of
+/// four long requests at once one is solved (504 after its budget) and the rest are answered
+/// 503 at once; with three waiting, all four are solved in turn.
+#[test]
+fn queue_chooses_how_many_requests_wait() {
+    for (queue, want_busy) in [("0", true), ("3", false)] {
+        let server = std::sync::Arc::new(Server::start(&["--jobs", "1", "--queue", queue]));
+        let statuses: Vec<u16> = (0..4)
+            .map(|_| {
+                let server = server.clone();
+                std::thread::spawn(move || {
+                    server.json("/solve?pos=&width=8&height=7&budget_ms=1000").0
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect();
+        assert!(
+            statuses.iter().all(|s| [503, 504].contains(s)),
+            "{statuses:?}"
+        );
+        assert!(statuses.contains(&504), "--queue {queue}: {statuses:?}");
+        assert_eq!(
+            statuses.contains(&503),
+            want_busy,
+            "--queue {queue}: {statuses:?}"
+        );
+    }
+}
+
+/// `--cors ORIGIN` lets that origin's pages call /solve and read the answer (the header
+/// `Access-Control-Allow-Origin`), `*` every origin's; other origins stay refused, and without
+/// the option no answer carries the header.
+#[test]
+fn cors_lets_the_named_origins_read_the_answers() {
+    let server = Server::start(&[
+        "--cors",
+        "https://example.org",
+        "--cors",
+        "http://localhost:3000",
+    ]);
+    for origin in ["https://example.org", "http://localhost:3000"] {
+        let (status, head, body) =
+            server.get_head("/solve?pos=4453", &format!("Origin: {origin}\r\n"));
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            head.lines()
+                .any(|l| l.eq_ignore_ascii_case(&format!("access-control-allow-origin: {origin}"))),
+            "{head}"
+        );
+    }
+    let (status, head, _) = server.get_head("/solve?pos=4453", "Origin: http://evil.example\r\n");
+    assert_eq!(status, 403);
+    assert!(
+        !head.to_ascii_lowercase().contains("access-control"),
+        "{head}"
+    );
+    let any = Server::start(&["--cors", "*"]);
+    let (status, head, _) = any.get_head("/solve?pos=4453", "Origin: http://evil.example\r\n");
+    assert_eq!(status, 200);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("access-control-allow-origin: *"),
+        "{head}"
+    );
+    let none = Server::start(&[]);
+    let (_, head, _) = none.get_head("/solve?pos=4453", "Origin: http://127.0.0.1:9\r\n");
+    assert!(
+        !head.to_ascii_lowercase().contains("access-control"),
+        "{head}"
+    );
 }
 
 /// Both servers close a connection that sends nothing, and one whose request head stops half
