@@ -20,7 +20,6 @@ use std::convert::Infallible;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
-use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
 
 /// At most this many games (each with its engine process) at once; a new one ends the game
@@ -303,8 +302,9 @@ async fn events(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
     let s = session(&app, &id)?;
     s.touch();
     // every new snapshot is one `state` event; a slow reader skips to the latest; the stream
-    // ends when the session is dropped (its sender goes away)
-    let stream = WatchStream::new(s.subscribe())
+    // ends when the session is closed (dropped to make room) or dropped
+    let stream = s
+        .snapshots_until_closed()
         .map(|json| Ok::<_, Infallible>(Event::default().event("state").data(json)));
     // a comment now and then: a quiet stream is not an idle connection (crate::http::IDLE)
     Ok(Sse::new(stream)
