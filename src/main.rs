@@ -20,7 +20,8 @@ struct Args {
 #[derive(Subcommand)]
 enum Cmd {
     /// Exact scores for positions read from stdin, one move string per line (optionally followed
-    /// by an expected score); prints `<moves> <score> <nodes> <microseconds>` per line.
+    /// by an expected score); prints `<moves> <score> <nodes> <microseconds>` per line. A
+    /// position that takes over a second shows its progress on stderr.
     Solve {
         /// Win (1), draw (0) or loss (-1) instead of the exact score.
         #[arg(long)]
@@ -46,6 +47,10 @@ enum Cmd {
         /// Search every position, even those the book holds.
         #[arg(long)]
         no_book: bool,
+        /// The most milliseconds one position may take; one not proven by then is printed as
+        /// `-` with `UNPROVEN`, and the exit status is 3.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        budget_ms: Option<u64>,
     },
     /// Solves and searches a fixed list of positions; the last line `<N> nodes <M> nps` is the
     /// node-count signature of the whole engine.
@@ -148,6 +153,7 @@ fn main() -> ExitCode {
             threads,
             book,
             no_book,
+            budget_ms,
         }) => {
             let source = match (no_book, book) {
                 (true, _) => vier::book::BookSource::Off,
@@ -180,7 +186,10 @@ fn main() -> ExitCode {
                 hash_mb: hash,
                 threads: threads as usize,
                 book,
-            };
+                budget: budget_ms.map(std::time::Duration::from_millis),
+                progress: None,
+            }
+            .progress_on_stderr();
             let stdin = io::stdin().lock();
             let mut out = io::BufWriter::new(io::stdout().lock());
             cli::solve::run(&opts, stdin, &mut out).map(|sum| {
@@ -188,6 +197,8 @@ fn main() -> ExitCode {
                 eprintln!("{}", sum.report());
                 if sum.mismatches > 0 {
                     ExitCode::FAILURE
+                } else if sum.unproven > 0 {
+                    ExitCode::from(3)
                 } else {
                     ExitCode::SUCCESS
                 }

@@ -228,6 +228,70 @@ fn a_fifo_as_a_book_is_refused_by_book_info_and_solve() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--budget-ms` bounds each position: one not proven in time is printed as `-` with
+/// `UNPROVEN`, counted in the summary, and the exit status is 3; the others are solved as
+/// ever (issue 60: `vier solve` had no way to bound a position's time).
+#[test]
+fn solve_budget_ms_reports_a_position_not_proven_in_time() {
+    // the empty 8x7 board: far from proven in 300 ms; 4455 at once
+    let out = vier(
+        &["solve", "--size", "8x7", "--budget-ms", "300"],
+        "-\n4455\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    let l = lines(&out);
+    assert!(
+        l[0].starts_with("- - ") && l[0].ends_with(" UNPROVEN within 300 ms"),
+        "{l:?}"
+    );
+    assert!(!l[1].contains("UNPROVEN"), "{l:?}");
+    assert!(
+        err.contains("positions 2, mismatches 0, unproven 1, errors 0"),
+        "{err}"
+    );
+    // --all the same, with a `-` for every column
+    let out = vier(
+        &["solve", "--size", "8x7", "--all", "--budget-ms", "300"],
+        "-\n",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        lines(&out)[0].starts_with("- - - - - - - - - "),
+        "{:?}",
+        lines(&out)
+    );
+}
+
+/// A position that takes more than a second shows its progress on stderr: plain lines when
+/// stderr is no terminal, with the time, the nodes, the nodes per second and the window of
+/// scores still open (issue 60: a long proof was silent, like a hang).
+#[test]
+fn solve_shows_the_progress_of_a_long_position_on_stderr() {
+    let out = vier(
+        &["solve", "--size", "8x7", "--weak", "--budget-ms", "2500"],
+        "-\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let progress: Vec<&str> = err.lines().filter(|l| l.starts_with("-: ")).collect();
+    assert!(!progress.is_empty(), "{err}");
+    for line in progress {
+        // "-: 1.0 s, 1.2M nodes, 1.2M nodes/s, proving -1..1"
+        let f: Vec<&str> = line.split(", ").collect();
+        assert_eq!(f.len(), 4, "{line}");
+        assert!(f[0].ends_with(" s") && f[1].ends_with(" nodes"), "{line}");
+        assert!(
+            f[2].ends_with(" nodes/s") && f[3].starts_with("proving "),
+            "{line}"
+        );
+        assert!(!line.contains('\r'), "no rewriting on a pipe: {line:?}");
+    }
+    // a position done within the second shows nothing
+    let out = vier(&["solve"], "4455\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.lines().any(|l| l.starts_with("4455: ")), "{err}");
+}
+
 #[test]
 fn play_refuses_a_movetime_of_zero_as_its_t_command_does() {
     let out = vier(&["play", "--movetime", "0"], "q\n");
