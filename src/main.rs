@@ -1,7 +1,7 @@
 //! The `vier` command: the line protocol by default, subcommands for people.
 
 use clap::{Parser, Subcommand};
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use vier::board::Size;
 use vier::cli;
@@ -141,10 +141,16 @@ enum Cmd {
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
-        None => Ok(ExitCode::from(vier::protocol::run(
-            io::stdin(),
-            io::stdout(),
-        ))),
+        None => {
+            // a person at a terminal learns what this is (issue 60); a GUI's pipe gets nothing
+            if io::stdin().is_terminal() {
+                println!("{}", vier::protocol::help::banner());
+            }
+            Ok(ExitCode::from(vier::protocol::run(
+                io::stdin(),
+                io::stdout(),
+            )))
+        }
         Some(Cmd::Solve {
             weak,
             all,

@@ -1234,6 +1234,80 @@ fn hash_up_to_the_machine_memory() {
     legal_bestmove(&lines, "4453");
 }
 
+/// `help` lists the commands, each by its name, for a person at a terminal (issue 60).
+#[test]
+fn help_lists_the_commands() {
+    let mut e = Engine::start();
+    e.send("help");
+    let lines = e.sync();
+    assert!(lines[0].starts_with("commands"), "{lines:?}");
+    let text = lines.join("\n");
+    let words: Vec<&str> = text.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    for cmd in [
+        "uci",
+        "isready",
+        "setoption",
+        "ucinewgame",
+        "position",
+        "go",
+        "perft",
+        "stop",
+        "ponderhit",
+        "d",
+        "eval",
+        "query",
+        "bench",
+        "debug",
+        "help",
+        "quit",
+    ] {
+        assert!(words.contains(&cmd), "{cmd} is missing from:\n{text}");
+    }
+}
+
+/// Started on a terminal, vier first prints one line naming itself and the protocol; on a
+/// pipe (every other test) nothing comes before the answer to the first command.
+#[cfg(target_os = "linux")]
+#[test]
+fn on_a_terminal_vier_names_itself_and_the_protocol() {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two new descriptors, owned below.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty");
+    // SAFETY: the descriptors are open and owned by nothing else.
+    let (mut tty, input) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+        .stdin(Stdio::from(input))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start vier");
+    tty.write_all(b"quit\n").unwrap();
+    let mut out = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let first = out.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("vier ") && first.contains("protocol") && first.contains("help"),
+        "{out:?}"
+    );
+    assert_eq!(out.lines().count(), 1, "{out:?}");
+}
+
 /// `isready` after a `Hash` change answers once the tables' memory is taken (issue 60): the
 /// first `go` never meets an untouched page (the first touch of a page costs up to 40 ms on a
 /// virtual machine, and a search looks at its clock only every 1024 nodes: `go movetime 100`

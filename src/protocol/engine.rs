@@ -575,6 +575,7 @@ impl Engine {
                 }
             }
             Command::Eval => self.out.lines(self.game.eval()),
+            Command::Help => self.out.lines(super::help::HELP),
             Command::Query(q) => self.query(q),
             Command::Empty => {}
         }
