@@ -44,7 +44,15 @@ pub struct SearchControl {
     /// Nanoseconds from `start`; `u64::MAX` = none.
     soft_ns: AtomicU64,
     hard_ns: AtomicU64,
+    /// Progress for whoever shows it (`vier solve`, issue 60): the polls of [`Limits::reached`]
+    /// under this control, all threads together, and the exact solver's root window (two i32s;
+    /// [`NO_WINDOW`] before its first test).
+    polls: AtomicU64,
+    window: AtomicU64,
 }
+
+/// [`SearchControl::window`] before the solver's first root test.
+const NO_WINDOW: u64 = u64::MAX;
 
 impl SearchControl {
     /// A fresh control starting now; while `pondering`, `deadlines` are ignored until
@@ -56,6 +64,8 @@ impl SearchControl {
             start: clock::now(),
             soft_ns: AtomicU64::new(u64::MAX),
             hard_ns: AtomicU64::new(u64::MAX),
+            polls: AtomicU64::new(0),
+            window: AtomicU64::new(NO_WINDOW),
         };
         if !pondering {
             c.set_deadlines(Duration::ZERO, deadlines);
@@ -108,6 +118,12 @@ impl SearchControl {
         self.pondering.load(Ordering::Relaxed)
     }
 
+    /// The hard deadline from the start (none while pondering, or without one).
+    pub fn budget(&self) -> Option<Duration> {
+        let ns = self.hard_ns.load(Ordering::Relaxed);
+        (ns != u64::MAX).then(|| Duration::from_nanos(ns))
+    }
+
     /// Time since the search started.
     pub fn elapsed(&self) -> Duration {
         clock::now().saturating_sub(self.start)
@@ -127,6 +143,25 @@ impl SearchControl {
     /// Past the soft deadline: finish, start nothing new.
     pub fn past_soft(&self) -> bool {
         self.past(&self.soft_ns)
+    }
+
+    /// How often the workers under this control have asked it (each poll stands for the
+    /// poll interval's nodes of one worker).
+    pub fn polls(&self) -> u64 {
+        self.polls.load(Ordering::Relaxed)
+    }
+
+    /// The exact solver notes the window of root scores still open, `min..max` (the score is
+    /// at least `min`, at most `max`), before each of its root tests.
+    pub fn note_window(&self, min: i32, max: i32) {
+        let w = ((min as u32 as u64) << 32) | max as u32 as u64;
+        self.window.store(w, Ordering::Relaxed);
+    }
+
+    /// The window last noted, if any.
+    pub fn window(&self) -> Option<(i32, i32)> {
+        let w = self.window.load(Ordering::Relaxed);
+        (w != NO_WINDOW).then_some(((w >> 32) as u32 as i32, w as u32 as i32))
     }
 }
 
@@ -196,6 +231,9 @@ impl Limits {
     #[cold]
     #[inline(never)]
     pub fn reached(&self, nodes: u64) -> bool {
+        if let Some(c) = &self.control {
+            c.polls.fetch_add(1, Ordering::Relaxed);
+        }
         self.control.as_ref().is_some_and(|c| c.must_stop())
             || self.group.as_ref().is_some_and(|g| g.must_stop())
             || self.budget.spent(nodes)
@@ -228,6 +266,20 @@ mod tests {
             hard: Some(Duration::ZERO),
         });
         assert!(c.must_stop() && !c.past_soft() && !c.is_pondering());
+    }
+
+    #[test]
+    fn progress_counts_the_polls_and_keeps_the_window() {
+        let c = SearchControl::unlimited();
+        assert_eq!((c.polls(), c.window()), (0, None));
+        let l = Limits::new(Some(c.clone()), NodeBudget::UNLIMITED);
+        l.reached(4096);
+        l.reached(8192);
+        assert_eq!(c.polls(), 2);
+        c.note_window(-18, 3);
+        assert_eq!(c.window(), Some((-18, 3)));
+        c.note_window(0, -1);
+        assert_eq!(c.window(), Some((0, -1)));
     }
 
     #[test]

@@ -213,8 +213,17 @@ impl Engine {
     /// An engine with about `hash_mb` megabytes of tables, one thread, no book, all techniques;
     /// or why the machine cannot give the tables.
     pub fn new(hash_mb: usize) -> Result<Engine, TableError> {
+        Engine::new_until(hash_mb, &|| false)
+    }
+
+    /// [`Engine::new`], whose tables' memory is all taken before it returns (so that no search
+    /// pays for it) unless `cancelled` gives that up first.
+    pub fn new_until(
+        hash_mb: usize,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Engine, TableError> {
         Ok(Engine {
-            searcher: Searcher::try_new(hash_mb)?,
+            searcher: Searcher::try_new_until(hash_mb, cancelled)?,
             last_size: None,
             fresh: true,
         })
@@ -223,7 +232,17 @@ impl Engine {
     /// New tables of `hash_mb` megabytes (what was learnt is lost); a size the machine cannot
     /// give leaves the tables as they were.
     pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), TableError> {
-        self.searcher.set_hash(hash_mb)?;
+        self.set_hash_until(hash_mb, &|| false)
+    }
+
+    /// [`Engine::set_hash`], the new memory taken before it returns unless `cancelled` gives
+    /// that up first.
+    pub fn set_hash_until(
+        &mut self,
+        hash_mb: usize,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), TableError> {
+        self.searcher.set_hash_until(hash_mb, cancelled)?;
         self.fresh = true;
         Ok(())
     }

@@ -18,6 +18,7 @@
 //!   among the engine's values of the columns;
 //! - [`engine`]: the engine service every front end calls (a move with its progress, exact
 //!   answers within a budget); `book_build`: making books (the `book-build` feature);
+//! - [`http`]: the bounded connections of both HTTP servers (how many, how long idle);
 //! - the front ends, with the `native` feature: [`serve`] (HTTP `/solve`), [`protocol`] (the
 //!   line protocol and `vier bench`), [`cli`] (`vier play`, `solve`, `book`, `perft`) and
 //!   [`gui`] (`vier gui`; its game state machine also builds alone, with `page`, for the page
@@ -39,6 +40,8 @@ pub mod engine;
 pub mod eval;
 #[cfg(feature = "page")]
 pub mod gui;
+#[cfg(feature = "native")]
+pub mod http;
 pub mod levels;
 pub mod notation;
 pub mod ordering;

@@ -1,7 +1,7 @@
 //! The `vier` command: the line protocol by default, subcommands for people.
 
 use clap::{Parser, Subcommand};
-use std::io;
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 use vier::cli;
 
@@ -43,10 +43,16 @@ enum Cmd {
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
-        None => Ok(ExitCode::from(vier::protocol::run(
-            io::stdin(),
-            io::stdout(),
-        ))),
+        None => {
+            // a person at a terminal learns what this is; a GUI's pipe gets nothing
+            if io::stdin().is_terminal() {
+                println!("{}", vier::protocol::help::banner());
+            }
+            Ok(ExitCode::from(vier::protocol::run(
+                io::stdin(),
+                io::stdout(),
+            )))
+        }
         Some(Cmd::Solve(args)) => cli::solve::command(args),
         Some(Cmd::Bench) => {
             vier::protocol::bench::run(&mut io::stdout().lock()).map(|_| ExitCode::SUCCESS)

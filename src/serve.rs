@@ -11,6 +11,16 @@
 //! server's budget, which is also the default). Bad input is answered 400 with
 //! `{"error": "..."}`; a position not proven within its budget 504; more requests than the server
 //! takes at once 503.
+//!
+//! Admission (issue 60): at most `jobs` positions are solved at once, each on a thread of its
+//! own, and the permit that lets a solve run is held by the solve itself, not by the request:
+//! a client that hangs up stops its solve (the handler is dropped, and the drop stops the
+//! solver's control) and its slot is free once the solver has stopped, within its poll. Up to
+//! `queue` more requests wait, first come first served: a waiting request costs a connection
+//! and a few hundred bytes, not a core, so the queue may be long; it is bounded so that a flood
+//! cannot pile up unbounded work, and a request past it is answered at once 503 with
+//! `Retry-After: 1`, which costs the client less than a long wait. `--cors ORIGIN` lets pages of
+//! the named origins (or of any, `*`) call the route and read its answers.
 
 use crate::board::{AnyPosition, Player, Size};
 use crate::engine::{Handle, SolverPool};
@@ -32,30 +42,41 @@ use tokio::sync::Semaphore;
 pub const FULL_COLUMN: i32 = 100;
 /// The default and largest time a request may take to prove its position.
 pub const DEFAULT_BUDGET_MS: u64 = 10_000;
-/// Requests that may wait for a solver, per solver, before the server answers 503.
-const WAITING_PER_JOB: usize = 4;
+/// Requests that may wait for a solver by default (`--queue`), beyond those being solved.
+pub const DEFAULT_QUEUE: usize = 64;
+/// The most `--queue` may be: with `--jobs`, below the connections a server keeps open
+/// ([`crate::http::MAX_CONNECTIONS`]).
+pub const MAX_QUEUE: usize = 200;
 
 /// How much the endpoint takes on.
 #[derive(Clone, Debug)]
 pub struct SolveLimits {
     /// Positions solved at once (each on its own thread).
     pub jobs: usize,
+    /// Requests that may wait for a solver; more are answered 503.
+    pub queue: usize,
     /// The default and largest budget of one request.
     pub budget: Duration,
+    /// Origins whose pages may read the answers (`Access-Control-Allow-Origin`); `*` any.
+    pub cors: Vec<String>,
 }
 
 impl Default for SolveLimits {
     fn default() -> SolveLimits {
         SolveLimits {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            queue: DEFAULT_QUEUE,
             budget: Duration::from_millis(DEFAULT_BUDGET_MS),
+            cors: Vec::new(),
         }
     }
 }
 
 struct Service {
     limits: SolveLimits,
-    running: Semaphore,
+    /// One permit per solve that may run, held by the solve itself (see the module's
+    /// documentation).
+    running: Arc<Semaphore>,
     /// Requests admitted: running or waiting for a solver.
     admitted: AtomicUsize,
 }
@@ -64,13 +85,52 @@ struct Service {
 pub fn routes<S: Clone + Send + Sync + 'static>(limits: SolveLimits) -> Router<S> {
     let jobs = limits.jobs.max(1);
     let service = Arc::new(Service {
-        running: Semaphore::new(jobs),
+        running: Arc::new(Semaphore::new(jobs)),
         admitted: AtomicUsize::new(0),
         limits: SolveLimits { jobs, ..limits },
     });
     Router::new()
-        .route("/solve", get(solve))
+        .route("/solve", get(solve).options(preflight))
         .with_state(service)
+}
+
+/// Stops a solve's control when the request that started it ends, answered or dropped (its
+/// client hung up).
+struct StopOnDrop(Handle);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// The CORS header for a request from `origin`, when `--cors` lets that origin's pages read the
+/// answers.
+fn allowed_origin(cors: &[String], headers: &HeaderMap) -> Option<String> {
+    let origin = headers.get(header::ORIGIN)?.to_str().ok()?;
+    if cors.iter().any(|c| c == "*") {
+        Some("*".into())
+    } else {
+        cors.iter().any(|c| c == origin).then(|| origin.to_string())
+    }
+}
+
+/// The answer to a browser's preflight `OPTIONS /solve`: the route's methods for an allowed
+/// origin, nothing more for any other.
+async fn preflight(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
+    match allowed_origin(&service.limits.cors, &headers) {
+        Some(origin) => (
+            StatusCode::NO_CONTENT,
+            [
+                (header::ACCESS_CONTROL_ALLOW_ORIGIN, origin),
+                (header::ACCESS_CONTROL_ALLOW_METHODS, "GET".into()),
+                (header::ACCESS_CONTROL_MAX_AGE, "600".into()),
+                (header::VARY, "Origin".into()),
+            ],
+        )
+            .into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    }
 }
 
 fn refuse(code: StatusCode, msg: String) -> Response {
@@ -142,7 +202,25 @@ async fn solve(
     headers: HeaderMap,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Response {
-    if let Some(origin) = foreign_origin(&headers) {
+    let cors = allowed_origin(&service.limits.cors, &headers);
+    let mut response = answer(&service, &headers, query, cors.is_some()).await;
+    if let Some(origin) = cors {
+        let h = response.headers_mut();
+        if let Ok(v) = origin.parse() {
+            h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
+        }
+        h.insert(header::VARY, header::HeaderValue::from_static("Origin"));
+    }
+    response
+}
+
+async fn answer(
+    service: &Service,
+    headers: &HeaderMap,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    cors_allowed: bool,
+) -> Response {
+    if let Some(origin) = foreign_origin(headers).filter(|_| !cors_allowed) {
         return refuse(
             StatusCode::FORBIDDEN,
             format!("requests from pages of other sites are refused (Origin '{origin}')"),
@@ -158,7 +236,7 @@ async fn solve(
         Ok(r) => r,
         Err(msg) => return refuse(StatusCode::BAD_REQUEST, msg),
     };
-    let cap = service.limits.jobs * (1 + WAITING_PER_JOB);
+    let cap = service.limits.jobs + service.limits.queue;
     if service.admitted.fetch_add(1, Ordering::SeqCst) >= cap {
         service.admitted.fetch_sub(1, Ordering::SeqCst);
         return (
@@ -171,12 +249,18 @@ async fn solve(
             .into_response();
     }
     let _admitted = Admitted(&service.admitted);
-    let Ok(_permit) = service.running.acquire().await else {
+    let Ok(permit) = service.running.clone().acquire_owned().await else {
         return refuse(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into());
     };
     let (pos, weak, budget) = (req.pos, req.weak, req.budget);
+    // the budget counts from the start of the solve, not from the wait for a solver
+    let handle = Handle::within(Some(budget));
+    let _stop = StopOnDrop(handle.clone());
     let result = tokio::task::spawn_blocking(move || {
-        SolverPool::shared().analyse(&pos, weak, &Handle::within(Some(budget)))
+        // held until the solver has stopped, however the request ends: --jobs bounds the
+        // solves that run, not only the requests that wait
+        let _permit = permit;
+        SolverPool::shared().analyse(&pos, weak, &handle)
     })
     .await;
     match result {
@@ -216,10 +300,19 @@ pub struct ServeArgs {
     /// Address to listen on; anything but 127.0.0.1 lets other machines in.
     #[arg(long, default_value = "127.0.0.1")]
     host: IpAddr,
-    /// Positions solved at once (default: the machine's cores); a few more wait, the rest
-    /// are answered 503.
+    /// Positions solved at once (default: the machine's cores); `--queue` more wait, the
+    /// rest are answered 503.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: Option<u16>,
+    /// Requests that may wait for a solver, first come first served; more are answered 503
+    /// with Retry-After (a waiting request costs a connection, not a core).
+    #[arg(long, default_value_t = DEFAULT_QUEUE as u16,
+          value_parser = clap::value_parser!(u16).range(0..=MAX_QUEUE as i64))]
+    queue: u16,
+    /// Lets pages of this origin (`https://example.org`; repeatable; `*` any) call /solve
+    /// and read its answers (CORS); without it, pages of other sites are refused.
+    #[arg(long, value_name = "ORIGIN")]
+    cors: Vec<String>,
     /// Milliseconds a request may take to prove its position (the default and the most a
     /// request's `budget_ms` may ask).
     #[arg(long, default_value_t = DEFAULT_BUDGET_MS,
@@ -231,6 +324,8 @@ pub struct ServeArgs {
 pub fn command(args: ServeArgs) -> io::Result<std::process::ExitCode> {
     let mut limits = SolveLimits {
         budget: Duration::from_millis(args.budget_ms),
+        queue: args.queue as usize,
+        cors: args.cors,
         ..Default::default()
     };
     if let Some(j) = args.jobs {
@@ -274,7 +369,7 @@ pub fn run(opts: &ServeOptions) -> io::Result<()> {
                 addr.ip().is_loopback(),
                 check_host,
             ));
-        axum::serve(listener, app).await
+        crate::http::serve(listener, app).await
     })
 }
 

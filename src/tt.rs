@@ -140,16 +140,26 @@ pub struct TransTable {
 }
 
 impl TransTable {
-    /// A table of about `mb` megabytes (at least one bucket). Aborts, as a `Vec` does, when the
-    /// memory is refused: for sizes a user chose, use [`TransTable::try_new`].
+    /// A table of about `mb` megabytes (at least one bucket), prepared (see
+    /// [`TransTable::prepare`]). Aborts, as a `Vec` does, when the memory is refused: for sizes a
+    /// user chose, use [`TransTable::try_new`].
     pub fn new(mb: usize) -> TransTable {
         Self::with_buckets(buckets_in(mb))
     }
 
-    /// A table of about `mb` megabytes, or an error when that is more than the machine's memory
-    /// or the allocator refuses it.
+    /// A table of about `mb` megabytes, prepared, or an error when that is more than the
+    /// machine's memory or the memory free now, or the allocator refuses it.
     pub fn try_new(mb: usize) -> Result<TransTable, TableError> {
-        check_size(mb)?;
+        let t = TransTable::try_reserve(mb, 0)?;
+        t.prepare(&|| false);
+        Ok(t)
+    }
+
+    /// A table of about `mb` megabytes whose memory is only reserved, not yet taken: call
+    /// [`TransTable::prepare`] before searching with it. `freed_mb`: memory its owner gives back
+    /// before preparing it (the tables it replaces), counted as free.
+    pub fn try_reserve(mb: usize, freed_mb: usize) -> Result<TransTable, TableError> {
+        check_size_freeing(mb, freed_mb)?;
         let buckets = try_allocate(buckets_in(mb)).ok_or(TableError::Refused { mb })?;
         Ok(TransTable {
             buckets,
@@ -157,12 +167,36 @@ impl TransTable {
         })
     }
 
-    /// A table with exactly `n` buckets (tests use tiny tables to force replacement).
+    /// A table with exactly `n` buckets, prepared (tests use tiny tables to force replacement).
     pub fn with_buckets(n: usize) -> TransTable {
-        TransTable {
+        let t = TransTable {
             buckets: allocate(n.max(1)),
             generation: AtomicU8::new(1),
-        }
+        };
+        t.prepare(&|| false);
+        t
+    }
+
+    /// Takes every page of the table's memory now, on several threads for a large table, so
+    /// that no search pays for it: the kernel hands out a page (and a virtual machine's host its
+    /// memory) at its first touch, which costs from microseconds to, measured on a virtual
+    /// machine, 40 ms per 2 MB page; a search that meets untouched pages runs over its time,
+    /// since it looks at the clock only every [`crate::control::SEARCH_POLL_NODES`] nodes. The
+    /// entries are left as they are. Call it before the table is shared with a search (a word
+    /// written meanwhile could be lost). `cancelled` is asked between pieces of a few
+    /// megabytes; returns false if it said stop first (the pages not yet taken are then taken
+    /// as searches touch them).
+    pub fn prepare(&self, cancelled: &(dyn Fn() -> bool + Sync)) -> bool {
+        self.buckets.for_each_piece(cancelled, |piece| {
+            if !populate(piece) {
+                // a write of what is there (a read alone would map the shared zero page, and
+                // an atomic "add nothing" is compiled to a read)
+                for b in piece.iter().step_by(BUCKETS_PER_PAGE) {
+                    let w = &b.slots[0].check;
+                    w.store(w.load(Ordering::Relaxed), Ordering::Relaxed);
+                }
+            }
+        })
     }
 
     pub fn size_bytes(&self) -> usize {
@@ -174,9 +208,12 @@ impl TransTable {
     pub fn clear(&self) {
         let gen = self.generation();
         if gen == u8::MAX {
-            for s in self.buckets.iter().flat_map(|b| b.slots.iter()) {
-                s.write(0, 0);
-            }
+            // on all cores: a table of gigabytes is wiped in a fraction of a second
+            self.buckets.for_each_piece(&|| false, |piece| {
+                for s in piece.iter().flat_map(|b| b.slots.iter()) {
+                    s.write(0, 0);
+                }
+            });
             self.generation.store(1, Ordering::Relaxed);
         } else {
             self.generation.store(gen + 1, Ordering::Relaxed);
@@ -344,6 +381,8 @@ impl TransTable {
 pub enum TableError {
     /// More megabytes than the machine has memory.
     MoreThanMachine { mb: usize, machine_mb: usize },
+    /// More megabytes than the machine has free now: taking them all would end the process.
+    MoreThanFree { mb: usize, free_mb: usize },
     /// The allocator (the kernel) refused the memory.
     Refused { mb: usize },
 }
@@ -354,6 +393,10 @@ impl std::fmt::Display for TableError {
             TableError::MoreThanMachine { mb, machine_mb } => write!(
                 f,
                 "a table of {mb} MB is more than this machine's memory ({machine_mb} MB)"
+            ),
+            TableError::MoreThanFree { mb, free_mb } => write!(
+                f,
+                "a table of {mb} MB is more than the memory free now ({free_mb} MB)"
             ),
             TableError::Refused { mb } => {
                 write!(f, "the system refused the memory for a table of {mb} MB")
@@ -382,11 +425,31 @@ pub fn machine_memory_mb() -> Option<usize> {
     None
 }
 
-/// Checks a table size a user chose against the machine's memory (without allocating). Tables
-/// take their pages lazily, so a size the machine has costs only what the search touches.
+/// The memory the machine can give without swapping or ending processes, in megabytes, when
+/// the system says (Linux: `MemAvailable`).
+pub fn free_memory_mb() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb >> 10)
+}
+
+/// Checks a table size a user chose against the machine's memory (without allocating).
 pub fn check_size(mb: usize) -> Result<(), TableError> {
     match machine_memory_mb() {
         Some(machine_mb) if mb > machine_mb => Err(TableError::MoreThanMachine { mb, machine_mb }),
+        _ => Ok(()),
+    }
+}
+
+/// [`check_size`], and against the memory free now, for a table that replaces tables of
+/// `freed_mb` megabytes, freed first: a table is prepared whole (see
+/// [`TransTable::prepare`]), so all of it is taken at once, and more than is free would end
+/// the process.
+pub fn check_size_freeing(mb: usize, freed_mb: usize) -> Result<(), TableError> {
+    check_size(mb)?;
+    match free_memory_mb().map(|f| f.saturating_add(freed_mb)) {
+        Some(free_mb) if mb > free_mb => Err(TableError::MoreThanFree { mb, free_mb }),
         _ => Ok(()),
     }
 }
@@ -420,17 +483,43 @@ fn try_allocate(n: usize) -> Option<Buckets> {
     Buckets::try_new(n)
 }
 
-/// Tables up to this size have all their pages taken when allocated.
-#[cfg(unix)]
-const POPULATE_BYTES: usize = 64 << 20;
+/// Asks the kernel to take every page of `piece` for writing now, its contents kept (Linux
+/// 5.14 and later; the pieces of a mapping start on a page); false where it cannot, and the
+/// caller touches the pages itself.
+fn populate(piece: &[Bucket]) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let start = piece.as_ptr() as usize;
+        if start.is_multiple_of(4096) {
+            // SAFETY: the range is the piece, within the table's own mapping; the advice only
+            // takes its pages, their contents unchanged.
+            let r = unsafe {
+                libc::madvise(
+                    start as *mut libc::c_void,
+                    std::mem::size_of_val(piece),
+                    libc::MADV_POPULATE_WRITE,
+                )
+            };
+            return r == 0;
+        }
+    }
+    let _ = piece;
+    false
+}
+
+/// Buckets in a 4 KiB page: touching one word of each bucket this far apart takes every page.
+const BUCKETS_PER_PAGE: usize = 4096 / std::mem::size_of::<Bucket>();
+/// The memory one thread prepares (or wipes) between two questions to its `cancelled`.
+const PIECE_BYTES: usize = 4 << 20;
+/// Tables smaller than this are prepared on the calling thread alone.
+const PARALLEL_BYTES: usize = 64 << 20;
 
 /// The table's memory, zeroed (an all-zero slot is the empty entry). On Unix the pages come
-/// straight from the kernel, zeroed, and a large table costs nothing until a probe first touches
-/// a page (small ones are touched at once, see [`POPULATE_BYTES`]): std's zeroed allocation
-/// writes every byte when the alignment is a cache line's, which costs a second per few
-/// gigabytes before the first node. On Linux a large table asks for huge pages: probes hit
-/// random buckets, and with 4 KiB pages nearly every probe of a large table would also miss the
-/// TLB.
+/// straight from the kernel, zeroed, and cost nothing until first touched, which
+/// [`TransTable::prepare`] does for every page, on all cores: std's zeroed allocation writes
+/// every byte on one thread when the alignment is a cache line's. On Linux a large table asks
+/// for huge pages: probes hit random buckets, and with 4 KiB pages nearly every probe of a large
+/// table would also miss the TLB.
 struct Buckets {
     ptr: std::ptr::NonNull<Bucket>,
     len: usize,
@@ -463,18 +552,12 @@ impl Buckets {
             if p == libc::MAP_FAILED {
                 return None;
             }
+            // The pages are taken by TransTable::prepare, after this advice, so in huge pages
+            // (for small tables too: a search of a few microseconds would otherwise pay for its
+            // page faults, measured: Test_L3_R1 at 4 MB, 3.0-3.2 instead of 1.7 us a position).
             #[cfg(target_os = "linux")]
             if bytes >= 4 << 20 {
                 libc::madvise(p, bytes, libc::MADV_HUGEPAGE);
-            }
-            // A small table is taken whole at once (after the advice, so in huge pages): a
-            // search of a few microseconds would otherwise pay for its page faults (measured:
-            // Test_L3_R1 at 4 MB, 3.0-3.2 instead of 1.7 us a position). Writing the zero that
-            // is there already changes nothing but the mapping.
-            if bytes <= POPULATE_BYTES {
-                for offset in (0..bytes).step_by(4096) {
-                    std::ptr::write_volatile((p as *mut u8).add(offset), 0);
-                }
             }
             p as *mut Bucket
         };
@@ -488,6 +571,53 @@ impl Buckets {
             ptr: std::ptr::NonNull::new(ptr)?,
             len,
         })
+    }
+}
+
+impl Buckets {
+    /// Runs `work` on every piece of [`PIECE_BYTES`] of the buckets, on as many threads as the
+    /// machine has cores (one for a small table), until `cancelled` says stop; true if every
+    /// piece was done.
+    fn for_each_piece(
+        &self,
+        cancelled: &(dyn Fn() -> bool + Sync),
+        work: impl Fn(&[Bucket]) + Sync,
+    ) -> bool {
+        let per_piece = PIECE_BYTES / std::mem::size_of::<Bucket>();
+        let pieces: Vec<&[Bucket]> = self.chunks(per_piece).collect();
+        let bytes = self.len() * std::mem::size_of::<Bucket>();
+        let threads = if bytes < PARALLEL_BYTES {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        };
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let stopped = std::sync::atomic::AtomicBool::new(false);
+        let run = || loop {
+            if stopped.load(Ordering::Relaxed) {
+                return;
+            }
+            let Some(piece) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                return;
+            };
+            if cancelled() {
+                stopped.store(true, Ordering::Relaxed);
+                return;
+            }
+            work(piece);
+        };
+        if threads <= 1 {
+            run();
+        } else {
+            std::thread::scope(|scope| {
+                for _ in 1..threads {
+                    // a thread that cannot be had leaves its share to the others
+                    let _ = std::thread::Builder::new().spawn_scoped(scope, run);
+                }
+                run();
+            });
+        }
+        !stopped.load(Ordering::Relaxed)
     }
 }
 
@@ -681,6 +811,70 @@ mod tests {
             }
         });
         assert!(reads.into_inner() > 1000, "the threads read entries back");
+    }
+
+    /// The pages of `t`'s memory that are resident (Linux's mincore), and how many there are.
+    #[cfg(target_os = "linux")]
+    fn resident_pages(t: &TransTable) -> (usize, usize) {
+        let bytes = t.size_bytes();
+        let page = 4096;
+        let mut vec = vec![0u8; bytes.div_ceil(page)];
+        // SAFETY: the table's mapping is `bytes` long and page-aligned; vec has a byte per page.
+        let r = unsafe {
+            libc::mincore(
+                t.buckets.ptr.as_ptr() as *mut libc::c_void,
+                bytes,
+                vec.as_mut_ptr(),
+            )
+        };
+        assert_eq!(r, 0, "mincore");
+        (vec.iter().filter(|&&b| b & 1 != 0).count(), vec.len())
+    }
+
+    /// A reserved table has taken no memory yet; prepared, every page of it is resident, and
+    /// what it held is still there: a search on it never meets an untouched page.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn prepare_takes_every_page_and_keeps_the_entries() {
+        let t = TransTable::try_reserve(8, 0).expect("8 MB");
+        let (resident, pages) = resident_pages(&t);
+        assert!(pages >= 2048);
+        t.store(12345u64, -3, 4, Some(2), 9);
+        assert!(
+            resident_pages(&t).0 < pages,
+            "a reserved table is taken lazily ({resident} of {pages} pages before the store)"
+        );
+        assert!(t.prepare(&|| false));
+        assert_eq!(resident_pages(&t), (pages, pages));
+        let e = t.probe(12345u64).expect("kept");
+        assert_eq!((e.lower, e.upper, e.best_move), (-3, 4, Some(2)));
+        // the same from the constructors that prepare
+        let t = TransTable::try_new(8).expect("8 MB");
+        assert_eq!(resident_pages(&t), (pages, pages));
+    }
+
+    /// A preparation that is cancelled stops at once and says so.
+    #[test]
+    fn a_cancelled_preparation_says_so() {
+        let t = TransTable::try_reserve(8, 0).expect("8 MB");
+        assert!(!t.prepare(&|| true));
+        assert!(t.prepare(&|| false));
+    }
+
+    /// The wipe of every 255th clear runs over the whole table: nothing of an old generation
+    /// comes back when the generation number wraps.
+    #[test]
+    fn the_wipe_at_the_wrap_reaches_every_bucket() {
+        let t = TransTable::with_buckets(1 << 17); // 8 MB: several pieces
+        for k in 0..2000u64 {
+            t.store(k * 0x9E37_79B9, 1, 1, None, 5);
+        }
+        for _ in 0..255 {
+            t.clear();
+        }
+        // back at generation 1, where the entries were written
+        assert!((0..2000u64).all(|k| t.probe(k * 0x9E37_79B9).is_none()));
+        assert_eq!(t.hashfull(), 0);
     }
 
     /// Keys past 64 bits that agree in their low 64 bits are told apart by the bucket: each

@@ -170,15 +170,126 @@ fn hash_beyond_the_machine_is_refused() {
         );
         assert!(!err.contains("panicked"), "{err}");
     }
-    // a quarter of the machine: the table's pages are mapped as the solver touches them
-    let quarter = (machine / 4).max(1).to_string();
-    let out = vier(&["solve", "--hash", &quarter], "4455\n");
+    // a size the machine has (taken whole before the first position)
+    let out = vier(&["solve", "--hash", "256"], "4455\n");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(lines(&out)[0].starts_with("4455 "), "{:?}", lines(&out));
+}
+
+/// Runs vier with `args` and no input, killing it if it has not exited within a minute (a
+/// command that hangs fails the test instead of the suite).
+fn vier_bounded(args: &[&str]) -> Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vier runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("vier {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// A FIFO given as a book to `vier book info` and `vier solve --book` is refused with a reason
+/// and exit status 2, before it is opened (issue 60: both hung on the open).
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_a_book_is_refused_by_book_info_and_solve() {
+    let dir = std::env::temp_dir().join(format!("vier-fifo-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.book");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let path = fifo.to_str().unwrap();
+    for args in [&["book", "info", path][..], &["solve", "--book", path][..]] {
+        let out = vier_bounded(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("not a regular file but a FIFO"),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--budget-ms` bounds each position: one not proven in time is printed as `-` with
+/// `UNPROVEN`, counted in the summary, and the exit status is 3; the others are solved as
+/// ever (issue 60: `vier solve` had no way to bound a position's time).
+#[test]
+fn solve_budget_ms_reports_a_position_not_proven_in_time() {
+    // the empty 8x7 board: far from proven in 300 ms; 4455 at once
+    let out = vier(
+        &["solve", "--size", "8x7", "--budget-ms", "300"],
+        "-\n4455\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    let l = lines(&out);
+    assert!(
+        l[0].starts_with("- - ") && l[0].ends_with(" UNPROVEN within 300 ms"),
+        "{l:?}"
+    );
+    assert!(!l[1].contains("UNPROVEN"), "{l:?}");
+    assert!(
+        err.contains("positions 2, mismatches 0, unproven 1, errors 0"),
+        "{err}"
+    );
+    // --all the same, with a `-` for every column
+    let out = vier(
+        &["solve", "--size", "8x7", "--all", "--budget-ms", "300"],
+        "-\n",
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        lines(&out)[0].starts_with("- - - - - - - - - "),
+        "{:?}",
+        lines(&out)
+    );
+}
+
+/// A position that takes more than a second shows its progress on stderr: plain lines when
+/// stderr is no terminal, with the time, the nodes, the nodes per second and the window of
+/// scores still open (issue 60: a long proof was silent, like a hang).
+#[test]
+fn solve_shows_the_progress_of_a_long_position_on_stderr() {
+    let out = vier(
+        &["solve", "--size", "8x7", "--weak", "--budget-ms", "2500"],
+        "-\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let progress: Vec<&str> = err.lines().filter(|l| l.starts_with("-: ")).collect();
+    assert!(!progress.is_empty(), "{err}");
+    for line in progress {
+        // "-: 1.0 s, 1.2M nodes, 1.2M nodes/s, proving -1..1"
+        let f: Vec<&str> = line.split(", ").collect();
+        assert_eq!(f.len(), 4, "{line}");
+        assert!(f[0].ends_with(" s") && f[1].ends_with(" nodes"), "{line}");
+        assert!(
+            f[2].ends_with(" nodes/s") && f[3].starts_with("proving "),
+            "{line}"
+        );
+        assert!(!line.contains('\r'), "no rewriting on a pipe: {line:?}");
+    }
+    // a position done within the second shows nothing
+    let out = vier(&["solve"], "4455\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.lines().any(|l| l.starts_with("4455: ")), "{err}");
 }
 
 #[test]

@@ -79,8 +79,8 @@ fn plans() -> Vec<(&'static str, Plan)> {
         ),
         // README.md
         ("tools/test.sh", Skip("the suite itself")),
-        ("cargo test --release --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
-        ("cargo test --release --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
+        ("cargo test --profile slow-tests --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
+        ("cargo test --profile slow-tests --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
         // docs/book/building.md
         (
             "vier book positions --discs 10 > ply10.txt",

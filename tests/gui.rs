@@ -1,6 +1,7 @@
 //! Runs the browser tests of `vier gui` (tests/gui/test_gui.py: headless Chromium driven by
 //! selenium, and raw HTTP requests) against the binary under test. Chromium, chromedriver and
-//! selenium are installed by tools/test.sh; without them the Python run fails and says what is missing.
+//! selenium are installed by tools/test.sh (selenium into its own target/test-venv, whose python3
+//! it puts first on PATH); without them the Python run fails and says what is missing.
 //!
 //! The tests save a screenshot of a game with the analysis shown, and two of a 12x4 game
 //! (`-12x4-laptop.png`, `-12x4-phone.png` beside it): to the target directory, or wherever

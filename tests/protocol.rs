@@ -882,6 +882,45 @@ fn score(line: &str) -> String {
     format!("{} {}", it.next().unwrap(), it.next().unwrap())
 }
 
+/// A FIFO named as a book: the open of one with no writer blocks, so it is refused before it
+/// is opened, with a reason; `isready` and `quit` are answered (issue 60; before, the engine
+/// hung and had to be killed).
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_book_file_is_refused_and_isready_and_quit_are_answered() {
+    let dir = std::env::temp_dir().join(format!("vier-fifo-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.book");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let mut e = Engine::start();
+    e.send(&format!("setoption name BookFile value {}", fifo.display()));
+    let out = e.sync();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(
+        out[0].starts_with("info string error: book: ") && out[0].contains("a FIFO"),
+        "{out:?}"
+    );
+    // a directory and a device the same
+    for (path, kind) in [
+        (dir.display().to_string(), "a directory"),
+        ("/dev/zero".into(), "a device"),
+    ] {
+        let line = set_book_file(&mut e, &path);
+        assert!(
+            line.starts_with("info string error: book: ") && line.contains(kind),
+            "{line}"
+        );
+    }
+    e.send("quit");
+    let (_, status) = e.close_and_wait();
+    assert_eq!(status, Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn book_file_answers_covered_positions_at_once() {
     let mut e = engine_5x4();
@@ -979,11 +1018,18 @@ fn bad_book_files_leave_the_engine_running_without_a_book() {
         ("checksum.book", "the book is corrupt: checksum".to_string()),
         ("missing.book", "cannot read the book".to_string()),
         ("trailing.book", format!("the book has {trailing} bytes")),
-        ("", "cannot read the book".to_string()), // the directory
+        // the directory
+        (
+            "",
+            "cannot read the book: not a regular file but a directory".to_string(),
+        ),
     ];
     if Path::new("/dev/zero").exists() {
-        // endless input: only the header may be read
-        bad.push(("/dev/zero", "not a vier book".to_string()));
+        // endless input: refused before it is opened
+        bad.push((
+            "/dev/zero",
+            "cannot read the book: not a regular file but a device".to_string(),
+        ));
     }
     for (name, why) in bad {
         let path = if name.starts_with('/') {
@@ -1164,9 +1210,8 @@ fn threads_option() {
     assert_eq!(solver.solve_column(&p, col - 1, false).unwrap(), Some(4));
 }
 
-/// `Hash` goes up to what the machine has (tables are mapped lazily, so a large one costs only
-/// what the search touches); more is refused with the reason, and the engine goes on with the
-/// tables it had.
+/// `Hash` goes up to what the machine has (and has free: a table is taken whole at `isready`);
+/// more is refused with the reason, and the engine goes on with the tables it had.
 #[test]
 fn hash_up_to_the_machine_memory() {
     let machine = vier::tt::machine_memory_mb().expect("the machine's memory");
@@ -1180,16 +1225,134 @@ fn hash_up_to_the_machine_memory() {
         "{lines:?}"
     );
     assert_eq!(depth_10_nodes(&mut e), depth_10_nodes(&mut Engine::start()));
-    e.send(&format!(
-        "setoption name Hash value {}",
-        (machine / 4).max(2)
-    ));
+    // a size the machine has free, taken whole before `readyok` (on a virtual machine whose
+    // host backs memory lazily the first touch costs up to 40 ms per 2 MB: a second or more
+    // per gigabyte, so the test keeps to a few hundred megabytes)
+    e.send("setoption name Hash value 256");
     assert_eq!(e.sync(), Vec::<String>::new());
-    // A search of a few nodes: a probe of a large table may be the first touch of its 2 MB page,
-    // which costs 5-40 ms on a virtual machine whose host backs memory lazily (depth 8, with
-    // the solver's 133k nodes, took 23 s at 6 GB under load; 70 ms at the default size).
     let lines = e.search("position startpos moves 4453", "go nodes 100");
     legal_bestmove(&lines, "4453");
+}
+
+/// `help` lists the commands, each by its name, for a person at a terminal (issue 60).
+#[test]
+fn help_lists_the_commands() {
+    let mut e = Engine::start();
+    e.send("help");
+    let lines = e.sync();
+    assert!(lines[0].starts_with("commands"), "{lines:?}");
+    let text = lines.join("\n");
+    let words: Vec<&str> = text.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    for cmd in [
+        "uci",
+        "isready",
+        "setoption",
+        "ucinewgame",
+        "position",
+        "go",
+        "perft",
+        "stop",
+        "ponderhit",
+        "d",
+        "eval",
+        "query",
+        "bench",
+        "debug",
+        "help",
+        "quit",
+    ] {
+        assert!(words.contains(&cmd), "{cmd} is missing from:\n{text}");
+    }
+}
+
+/// Started on a terminal, vier first prints one line naming itself and the protocol; on a
+/// pipe (every other test) nothing comes before the answer to the first command.
+#[cfg(target_os = "linux")]
+#[test]
+fn on_a_terminal_vier_names_itself_and_the_protocol() {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two new descriptors, owned below.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty");
+    // SAFETY: the descriptors are open and owned by nothing else.
+    let (mut tty, input) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vier"))
+        .stdin(Stdio::from(input))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start vier");
+    tty.write_all(b"quit\n").unwrap();
+    let mut out = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let first = out.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("vier ") && first.contains("protocol") && first.contains("help"),
+        "{out:?}"
+    );
+    assert_eq!(out.lines().count(), 1, "{out:?}");
+}
+
+/// `isready` after a `Hash` change answers once the tables' memory is taken (issue 60): the
+/// first `go` never meets an untouched page (the first touch of a page costs up to 40 ms on a
+/// virtual machine, and a search looks at its clock only every 1024 nodes: `go movetime 100`
+/// took 1.8 s at Hash 4096). Seen as the resident memory at `readyok`, before any search, and
+/// given back when the size shrinks.
+#[cfg(target_os = "linux")]
+#[test]
+fn isready_after_a_hash_change_answers_once_the_tables_memory_is_taken() {
+    let mut e = Engine::start();
+    assert_eq!(e.sync(), Vec::<String>::new());
+    let pid = e.child.id();
+    let before = common::rss_mb(pid);
+    e.send("setoption name Hash value 256");
+    assert_eq!(e.sync(), Vec::<String>::new());
+    let prepared = common::rss_mb(pid);
+    // 256 MB taken, the 32 of the default tables given back
+    assert!(
+        prepared >= before + 200,
+        "resident {before} MB at Hash 32, {prepared} MB at readyok after Hash 256"
+    );
+    e.send("setoption name Hash value 2");
+    assert_eq!(e.sync(), Vec::<String>::new());
+    let shrunk = common::rss_mb(pid);
+    assert!(
+        shrunk + 200 <= prepared,
+        "{prepared} MB at Hash 256, still {shrunk} MB at Hash 2"
+    );
+    let lines = e.search("position startpos moves 4453", "go movetime 50");
+    legal_bestmove(&lines, "4453");
+}
+
+/// `quit` (or the end of input) right after a large `Hash` ends the engine at once, also
+/// behind an `isready` that waits for the memory: its preparation, seconds per gigabyte on a
+/// virtual machine, is given up.
+#[test]
+fn quit_right_after_a_large_hash_exits_without_waiting_for_the_memory() {
+    for end in ["quit", "isready\nquit", ""] {
+        let mut e = Engine::start();
+        e.send("setoption name Hash value 4096");
+        if !end.is_empty() {
+            e.send(end);
+        }
+        let (rest, status) = e.close_and_wait();
+        assert_eq!(status, Some(0), "{end:?}: {rest:?}");
+    }
 }
 
 /// The bestmove of `lines` as a 0-based column, checked to be legal in `moves`.

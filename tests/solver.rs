@@ -271,7 +271,7 @@ const PONS_SETS: [&str; 5] = [
     "Test_L1_R2",
 ];
 
-/// All 5000 positions, strong and weak: `cargo test --release --test solver -- --ignored full_sets`
+/// All 5000 positions, strong and weak: `cargo test --profile slow-tests --test solver -- --ignored full_sets`
 #[test]
 #[ignore = "minutes: run with -- --ignored"]
 fn full_sets() {
@@ -382,7 +382,7 @@ fn board_sizes_match_published_results() {
 }
 
 /// The other sizes docs/sizes.md lists as solved from the empty board, up to minutes each:
-/// `cargo test --release --test solver -- --ignored every_solved_size`
+/// `cargo test --profile slow-tests --test solver -- --ignored every_solved_size`
 #[test]
 #[ignore = "minutes: run with -- --ignored"]
 fn every_solved_size_matches_published_results() {
@@ -397,7 +397,7 @@ fn every_solved_size_matches_published_results() {
 }
 
 /// All 5000 positions with two threads, strong:
-/// `cargo test --release --test solver -- --ignored full_sets_two_threads`
+/// `cargo test --profile slow-tests --test solver -- --ignored full_sets_two_threads`
 #[test]
 #[ignore = "minutes: run with -- --ignored"]
 fn full_sets_two_threads() {

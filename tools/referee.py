@@ -58,11 +58,14 @@ how games end (field "termination" in the results):
   time_forfeit  the engine answered after its time (+ margin) had run out
   illegal_move  a move not in the engine's notation, out of range, into a
                 full column, or a drop onto a floating or taken cell
-  crash         the engine exited or closed its pipes (also: failed to start)
+  crash         the engine exited or closed its pipes (also: failed to start, or
+                exited while a process it started holds its output open)
   stall         no reply: no bestmove within the watchdog or within --grace
                 after 'stop', no uciok / readyok within their timeouts
-  The offender loses.  After a crash or stall the match stops (exit 1,
-  results kept) unless --recover is given, which restarts the engine.
+  The offender loses.  Every engine runs in a process group of its own, and
+  the whole group is killed whenever the referee ends the engine (a crash,
+  a stall, the end of the match).  After a crash or stall the match stops
+  (exit 1, results kept) unless --recover is given, which restarts the engine.
 
 results file (--out / --resume): JSON lines; first a {"type":"match"} header,
 then one {"type":"game"} line per finished game, flushed at once, with

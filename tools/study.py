@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """study.py - what each idea of the lecture buys vier, as thinking time grows.  A reproducible study.
 
-    python3 tools/study.py                      # the full study -> docs/study/
-    python3 tools/study.py --quick --out-dir /tmp/q --oracle /tmp/q/oracle.json
-    python3 tools/study.py --replot             # report and plots again from results.json
+    python3 tools/study.py                      # the full study -> target/study/
+    python3 tools/study.py --out-dir docs/study # ... renewing the committed one
+    python3 tools/study.py --quick --out-dir /tmp/q
+    python3 tools/study.py --replot --out-dir docs/study   # report and plots from results.json
 
 The engine's `SearchLevel` option switches the lecture's techniques on one at a time: 1 minimax,
 2 alpha-beta (fixed column order), 3 + ordering by the heuristic, 4 + iterative deepening with the
@@ -25,9 +26,11 @@ Test_L1_R2, middle: Test_L2_R2, end: Test_L3_R1, drawn with `--seed`):
    against Fairy-Stockfish at equal time per move (`--h2h-times`).
 
 Intervals: 95% everywhere (Wilson for shares, mean ± 1.96 standard errors for depths,
-pentanomial pairs for Elo).  Output in --out-dir: results.json (everything, and all the raw
-numbers the report needs), positions.csv, depth.csv, matches/*.jsonl (game records), report.md
-and the plots (SVG).  Plots need matplotlib (`python3 -m pip install matplotlib`); the full study
+pentanomial pairs for Elo).  Output in --out-dir (target/study/ by default, never the committed
+docs/study/ unless it is named): results.json (everything, and all the raw numbers the report
+needs), positions.csv, depth.csv, matches/*.jsonl (game records), report.md and the plots (SVG).
+The exact scores are cached in --oracle (<out-dir>/oracle.json); a new folder starts from a copy
+of the committed docs/study/oracle.json, which holds those of the default sample.  Plots need matplotlib (`python3 -m pip install matplotlib`); the full study
 fails without it, --quick skips the plots with a warning.
 
 The engine binary is copied to a temporary file first, so a rebuild of target/release/vier
@@ -808,7 +811,7 @@ def ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x.strip()] if text else []
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "vier"),
@@ -831,8 +834,11 @@ def main(argv=None) -> int:
     ap.add_argument("--margin", type=int, default=50, help="referee --margin in ms (default 50)")
     ap.add_argument("--data", default=os.path.join(ROOT, "tests", "data", "pons"),
                     help="directory of Pons' Test_* files (default tests/data/pons)")
-    ap.add_argument("--out-dir", default=os.path.join(ROOT, "docs", "study"))
-    ap.add_argument("--oracle", help="cached exact scores (default <out-dir>/oracle.json)")
+    ap.add_argument("--out-dir", default=os.path.join(ROOT, "target", "study"),
+                    help="where the results go (default target/study; docs/study renews the "
+                    "committed study)")
+    ap.add_argument("--oracle", help="cached exact scores (default <out-dir>/oracle.json, "
+                    "started from docs/study/oracle.json)")
     ap.add_argument("--commit", help="the commit the binary was built from, for the report")
     ap.add_argument("--option", action="append", default=[], metavar="Name=Value",
                     help="an engine option for every vier of the study, e.g. --option Hash=64")
@@ -845,6 +851,11 @@ def main(argv=None) -> int:
                     help="only redraw the plots and rewrite report.md from <out-dir>/results.json")
     ap.add_argument("--quick", action="store_true",
                     help="a short smoke run: times 3,30, 2 positions per phase, 2 games a match")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
 
     if args.replot:
@@ -867,7 +878,13 @@ def main(argv=None) -> int:
     args.level_ms = ints(args.level_ms) if args.level_ms is not None else [30]
     if args.games % 2:
         ap.error("--games must be even (pairs of colour-swapped games)")
-    args.oracle = args.oracle or os.path.join(args.out_dir, "oracle.json")
+    if not args.oracle:
+        args.oracle = os.path.join(args.out_dir, "oracle.json")
+        committed = os.path.join(ROOT, "docs", "study", "oracle.json")
+        if not os.path.exists(args.oracle) and os.path.exists(committed):
+            # exact scores are the same for every run: start from the committed cache
+            os.makedirs(args.out_dir, exist_ok=True)
+            shutil.copy(committed, args.oracle)
     args.openings = os.path.abspath(args.openings)
     for opt in args.option:
         name, eq, value = opt.partition("=")
@@ -888,6 +905,7 @@ def main(argv=None) -> int:
 
     t_start = time.monotonic()
     os.makedirs(os.path.join(args.out_dir, "matches"), exist_ok=True)
+    log(f"writing to {os.path.abspath(args.out_dir)}")
     commit, dirty = (args.commit, False) if args.commit else git_info()
     depth_runs, sweep, rows, matches = {}, {}, [], {}
     cmd = "python3 tools/study.py" + ("" if argv is None and len(sys.argv) == 1 else

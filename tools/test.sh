@@ -4,11 +4,13 @@
 #
 # Debian packages: fairy-stockfish (the referee's tests play it), parallel (GNU parallel: the
 # book's shard tests), chromium and chromium-driver (the browser tests of `vier gui`), and
-# python3-venv where python3 lacks ensurepip (tests/python_package.rs builds the Python package
-# into a virtual environment; maturin, pytest and pettingzoo come from PyPI into it).
-# Python packages, for the python3 the tests will run (the first on PATH, e.g. pyenv's):
-# selenium (browser tests) and matplotlib (the study's plots), from Debian (python3-selenium,
-# python3-matplotlib) when that python3 is Debian's own, else with its pip.
+# python3-venv where python3 lacks ensurepip (the suite's Python packages go into virtual
+# environments of its own: tests/python_package.rs builds the Python package into one, with
+# maturin, pytest and pettingzoo from PyPI).
+# Python packages: selenium (browser tests) and matplotlib (the study's plots), from PyPI into
+# the suite's own virtual environment target/test-venv (made from the first python3 on PATH,
+# kept between runs), never into that python3 itself; the tests run with the environment's bin/
+# first on PATH.
 #
 # Installing needs root or sudo; without either, or with --check, it says exactly what is
 # missing and the commands that install it, and stops (exit status 1).
@@ -42,25 +44,15 @@ fi
 { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } || apt_missing+=("${browser_pkgs[0]}")
 command -v chromedriver >/dev/null || apt_missing+=("${browser_pkgs[1]}")
 
-# the Python modules, for the python3 that `cargo test` will start
+# the suite's own Python environment: selenium and matplotlib go there, not into python3
+venv=target/test-venv
 py_missing=()
-debian_python=false
 if command -v python3 >/dev/null; then
-    python3 -c 'import selenium' 2>/dev/null || py_missing+=(selenium)
-    python3 -c 'import matplotlib' 2>/dev/null || py_missing+=(matplotlib)
     # Debian's python3 makes no virtual environment without python3-venv (no ensurepip)
     python3 -c 'import ensurepip' 2>/dev/null || apt_missing+=(python3-venv)
-    # Debian's own python3 takes Debian's packages (pip refuses to touch it, PEP 668)
-    if [ "$(python3 -c 'import sys; print(sys.prefix)')" = /usr ]; then
-        debian_python=true
-    fi
-else
-    py_missing=(selenium matplotlib)
-    debian_python=true
 fi
-pip_missing=()
-for m in "${py_missing[@]}"; do
-    if $debian_python; then apt_missing+=("python3-$m"); else pip_missing+=("$m"); fi
+for m in selenium matplotlib; do
+    "$venv/bin/python" -c "import $m" 2>/dev/null || py_missing+=("$m")
 done
 
 sudo=()
@@ -70,13 +62,13 @@ if [ ${#sudo[@]} -gt 0 ] && ! sudo -n true 2>/dev/null; then
     can_root=false
 fi
 
-if [ ${#apt_missing[@]} -gt 0 ] || [ ${#pip_missing[@]} -gt 0 ]; then
-    say "missing for the tests:" "${apt_missing[@]}" "${pip_missing[@]}"
+if [ ${#apt_missing[@]} -gt 0 ] || [ ${#py_missing[@]} -gt 0 ]; then
+    say "missing for the tests:" "${apt_missing[@]}" "${py_missing[@]/%/ (in $venv)}"
     if $check_only || { [ ${#apt_missing[@]} -gt 0 ] && ! $can_root; }; then
         [ ${#apt_missing[@]} -eq 0 ] ||
             say "install with: sudo apt-get install ${apt_missing[*]}"
-        [ ${#pip_missing[@]} -eq 0 ] ||
-            say "install with: $(command -v python3) -m pip install ${pip_missing[*]}"
+        [ ${#py_missing[@]} -eq 0 ] ||
+            say "install with: python3 -m venv $venv && $venv/bin/python -m pip install ${py_missing[*]}"
         exit 1
     fi
 fi
@@ -93,14 +85,17 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 \
         install -y -qq "${apt_missing[@]}" >/dev/null
 fi
-if [ ${#pip_missing[@]} -gt 0 ]; then
-    say "installing for $(command -v python3): ${pip_missing[*]}"
-    python3 -m pip --version >/dev/null 2>&1 || python3 -m ensurepip --upgrade >/dev/null
-    python3 -m pip install --quiet "${pip_missing[@]}"
+if [ ${#py_missing[@]} -gt 0 ]; then
+    say "installing into $venv: ${py_missing[*]}"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet "${py_missing[@]}"
 fi
 for m in selenium matplotlib; do
-    python3 -c "import $m" || { say "python3 still cannot import $m"; exit 1; }
+    "$venv/bin/python" -c "import $m" || { say "$venv still cannot import $m"; exit 1; }
 done
+# the tests start `python3`: the environment's
+PATH="$PWD/$venv/bin:$PATH"
+export PATH
 
 say "cargo test --no-fail-fast $*"
 exec cargo test --no-fail-fast "$@"

@@ -3,6 +3,8 @@
 //! the GIL); the rules, the solver and the searcher are the engine crate's own. Every call that
 //! searches releases the GIL, so Python threads can solve in parallel.
 
+mod interrupt;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -27,24 +29,43 @@ fn mark(p: Player) -> u8 {
 fn size(width: i64, height: i64) -> PyResult<Size> {
     let dim = |d: i64| usize::try_from(d).unwrap_or(usize::MAX);
     Size::new(dim(width), dim(height)).map_err(|e| {
-        if width < 0 || height < 0 {
-            PyValueError::new_err(format!(
-                "board size {width}x{height} is not supported: width and height must be 4..9"
-            ))
-        } else {
-            err(e)
-        }
+        // the engine's own reason (the 52 sizes), with the numbers as Python gave them
+        let given = format!("{}x{}", dim(width), dim(height));
+        PyValueError::new_err(
+            e.to_string()
+                .replacen(&given, &format!("{width}x{height}"), 1),
+        )
     })
 }
 
-/// A Connect Four position on a board of any supported size (4..9 x 4..9 with
-/// width * (height + 1) <= 64). Immutable: `play` returns a new position.
+/// A Connect Four position on a board of any of the 52 sizes whose result is published (4 to 12
+/// columns, 4 to 13 rows; protocol.md lists them). Immutable: `play` returns a new position.
 ///
-/// Columns are 0-based in every method; move strings are Pons' 1-based digits ("4453").
+/// Columns are 0-based in every method; move strings are Pons' 1-based digits ("4453"), letters
+/// "a".."l" on boards of 10 or more columns.
 #[pyclass(module = "vier", name = "Position", frozen, eq, hash)]
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 struct PyPosition {
     inner: AnyPosition,
+    /// The moves that made it, as given (issue 60: `.moves` gave back another string that
+    /// reaches the position, the mirror image of "123" for "123"); `None` for a position made
+    /// from a board.
+    moves: Option<String>,
+}
+
+// a position is its discs and the side to move, however it was reached
+impl PartialEq for PyPosition {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl Eq for PyPosition {}
+
+impl std::hash::Hash for PyPosition {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.inner.hash(state)
+    }
 }
 
 #[pymethods]
@@ -58,6 +79,7 @@ impl PyPosition {
         let size = size(width, height)?;
         Ok(PyPosition {
             inner: AnyPosition::from_moves(size, moves).map_err(err)?,
+            moves: Some(moves.to_string()),
         })
     }
 
@@ -70,6 +92,7 @@ impl PyPosition {
         let size = size(width, height)?;
         Ok(PyPosition {
             inner: AnyPosition::from_board_string(size, board).map_err(err)?,
+            moves: None,
         })
     }
 
@@ -86,6 +109,7 @@ impl PyPosition {
             .collect();
         Ok(PyPosition {
             inner: AnyPosition::from_cells(size, &cells).map_err(err)?,
+            moves: None,
         })
     }
 
@@ -123,11 +147,12 @@ impl PyPosition {
         self.inner.board_string()
     }
 
-    /// A move string (1-based digits) that reaches this position, or None when no game
+    /// The moves that made the position, as given to `Position(moves)` and `play`; for one
+    /// made from a board, a move string (1-based digits) that reaches it, or None when no game
     /// reaches it without passing a finished one.
     #[getter]
     fn moves(&self) -> Option<String> {
-        self.inner.move_string()
+        self.moves.clone().or_else(|| self.inner.move_string())
     }
 
     /// The cells row by row from the top: 0 empty, 1 and 2 the players' discs (ConnectX's
@@ -165,7 +190,12 @@ impl PyPosition {
                 _ => "the game is over: no move can follow".into(),
             })
         })?;
-        Ok(PyPosition { inner })
+        let moves = self.moves.as_ref().map(|m| {
+            let mut m = m.clone();
+            m.push(vier::notation::column_char(col, self.inner.width()));
+            m
+        });
+        Ok(PyPosition { inner, moves })
     }
 
     fn __str__(&self) -> String {
@@ -173,7 +203,7 @@ impl PyPosition {
     }
 
     fn __repr__(&self) -> String {
-        match self.inner.move_string() {
+        match self.moves() {
             Some(m) if self.inner.width() == 7 && self.inner.height() == 6 => {
                 format!("Position('{m}')")
             }
@@ -229,24 +259,35 @@ fn count(name: &str, v: Option<i64>) -> PyResult<Option<u64>> {
 
 /// The exact score of `pos` for the side to move in Pons' convention (0 a draw, 22 - k on 7x6
 /// for a win with the winner's k-th disc, negative for a loss); with `weak`, 1 / 0 / -1 for a
-/// win / draw / loss. ValueError for a finished game.
+/// win / draw / loss. ValueError for a finished game; TimeoutError when not proven within
+/// `budget_ms` milliseconds; Ctrl-C interrupts it (KeyboardInterrupt). Nothing runs on after.
 #[pyfunction]
-#[pyo3(signature = (pos, weak = false))]
-fn solve(py: Python<'_>, pos: &Bound<'_, PyAny>, weak: bool) -> PyResult<i32> {
+#[pyo3(signature = (pos, weak = false, budget_ms = None))]
+fn solve(
+    py: Python<'_>,
+    pos: &Bound<'_, PyAny>,
+    weak: bool,
+    budget_ms: Option<i64>,
+) -> PyResult<i32> {
     let p = position(pos)?;
-    py.allow_threads(|| SolverPool::shared().solve(&p, weak, &Handle::unlimited()))
-        .map_err(err)
+    let budget = interrupt::budget(budget_ms)?;
+    interrupt::run(py, budget, |h| SolverPool::shared().solve(&p, weak, h))
 }
 
 /// The score of every 0-based column, as `vier solve --all` prints them: the exact score the
 /// side to move gets by playing there (with `weak`, 1 / 0 / -1), None for a full column (and
-/// for every column of a finished game).
+/// for every column of a finished game). TimeoutError past `budget_ms`; Ctrl-C interrupts it.
 #[pyfunction]
-#[pyo3(signature = (pos, weak = false))]
-fn analyse(py: Python<'_>, pos: &Bound<'_, PyAny>, weak: bool) -> PyResult<Vec<Option<i32>>> {
+#[pyo3(signature = (pos, weak = false, budget_ms = None))]
+fn analyse(
+    py: Python<'_>,
+    pos: &Bound<'_, PyAny>,
+    weak: bool,
+    budget_ms: Option<i64>,
+) -> PyResult<Vec<Option<i32>>> {
     let p = position(pos)?;
-    py.allow_threads(|| SolverPool::shared().analyse(&p, weak, &Handle::unlimited()))
-        .map_err(err)
+    let budget = interrupt::budget(budget_ms)?;
+    interrupt::run(py, budget, |h| SolverPool::shared().analyse(&p, weak, h))
 }
 
 /// Engines lent to `best_move` with a time limit, one per concurrent caller.
@@ -255,24 +296,33 @@ static ENGINES: Mutex<Vec<Engine>> = Mutex::new(Vec::new());
 const LENT_HASH_MB: usize = 16;
 
 /// The 0-based column to play. Without `movetime_ms`, the exact solver's best move (the best
-/// score, ties to the centre; may take long early on boards other than 7x6); with it, the
-/// time-limited engine's choice after about that many milliseconds. ValueError for a
-/// finished game.
+/// score, ties to the centre; may take long early on boards other than 7x6: `budget_ms` bounds
+/// it, TimeoutError past it, and Ctrl-C interrupts it); with `movetime_ms`, the time-limited
+/// engine's choice after about that many milliseconds. ValueError for a finished game.
 #[pyfunction]
-#[pyo3(signature = (pos, movetime_ms = None))]
-fn best_move(py: Python<'_>, pos: &Bound<'_, PyAny>, movetime_ms: Option<i64>) -> PyResult<usize> {
+#[pyo3(signature = (pos, movetime_ms = None, budget_ms = None))]
+fn best_move(
+    py: Python<'_>,
+    pos: &Bound<'_, PyAny>,
+    movetime_ms: Option<i64>,
+    budget_ms: Option<i64>,
+) -> PyResult<usize> {
     let p = position(pos)?;
     let budget = budget(movetime_ms)?;
+    let exact_budget = interrupt::budget(budget_ms)?;
     if p.is_game_over() {
         return Err(err("the game is over: there is no move to find"));
     }
+    let Some(ms) = budget else {
+        let best = interrupt::run(py, exact_budget, |h| SolverPool::shared().best_move(&p, h))?;
+        return best.map(|(c, _)| c).ok_or_else(|| err("no legal move"));
+    };
+    if exact_budget.is_some() {
+        return Err(PyValueError::new_err(
+            "budget_ms bounds the exact best move; with movetime_ms the engine keeps its time",
+        ));
+    }
     py.allow_threads(|| -> Result<usize, String> {
-        let Some(ms) = budget else {
-            let best = SolverPool::shared()
-                .best_move(&p, &Handle::unlimited())
-                .map_err(|e| e.to_string())?;
-            return best.map(|(c, _)| c).ok_or_else(|| "no legal move".into());
-        };
         let lent = ENGINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut engine = match lent {
             Some(e) => e,

@@ -1,12 +1,15 @@
 """The Python package against the engine binary and against the environments it serves.
 
 Run by tests/python_package.rs (under `cargo test`), which builds the package into a virtual
-environment and points VIER_BIN at the engine binary of the same checkout.
+environment and points VIER_BIN at the engine binary of the same checkout. Run alone (`pytest
+python/tests`), the tests that compare with `vier solve` take VIER_BIN, else the checkout's
+target/release/vier, and build that with cargo when it is missing.
 """
 
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -22,7 +25,22 @@ import vier.pettingzoo
 
 ROOT = Path(__file__).resolve().parents[2]
 PONS = ROOT / "tests" / "data" / "pons"
-VIER_BIN = os.environ.get("VIER_BIN", str(ROOT / "target" / "release" / "vier"))
+_vier_bin = []
+
+
+def vier_bin():
+    """The engine binary: VIER_BIN, else target/release/vier, built with cargo when missing."""
+    if not _vier_bin:
+        given = os.environ.get("VIER_BIN")
+        path = given or str(ROOT / "target" / "release" / "vier")
+        if not given and not os.access(path, os.X_OK):
+            built = subprocess.run(
+                ["cargo", "build", "--release", "--bin", "vier"], cwd=ROOT, capture_output=True, text=True
+            )
+            assert built.returncode == 0, f"cargo build --release failed:\n{built.stderr}"
+        assert os.access(path, os.X_OK), f"no vier binary at {path} (set VIER_BIN)"
+        _vier_bin.append(path)
+    return _vier_bin[0]
 
 
 def pons_sample(name, step):
@@ -35,7 +53,7 @@ def solve_all(positions, *args):
     # `-` is how vier solve reads the empty board
     positions = [p or "-" for p in positions]
     out = subprocess.run(
-        [VIER_BIN, "solve", "--all", *args],
+        [vier_bin(), "solve", "--all", *args],
         input="\n".join(positions) + "\n",
         capture_output=True,
         text=True,
@@ -90,6 +108,82 @@ def test_best_move_takes_a_best_scoring_column():
         assert scores[vier.best_move(moves, movetime_ms=200)] == int(score), moves
 
 
+def test_a_position_gives_back_its_moves_as_given_and_equals_its_transpositions():
+    pos = vier.Position("123")
+    assert pos.moves == "123"
+    assert pos.play(3).moves == "1234"
+    assert repr(pos) == "Position('123')"
+    wide = vier.Position("ajl", width=12, height=4)
+    assert wide.play(1).moves == "ajlb"
+    # the same discs by another order: the same position, each with its own moves
+    a, b = vier.Position("1324"), vier.Position("2314")
+    assert a == b and hash(a) == hash(b)
+    assert (a.moves, b.moves) == ("1324", "2314")
+    # a board has no moves of its own: some string that reaches it
+    assert vier.Position(vier.Position.from_board(a.board).moves) == a
+
+
+def threads_of_this_process():
+    with open("/proc/self/status") as fh:
+        return int(next(l for l in fh if l.startswith("Threads:")).split()[1])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda pos, budget: vier.solve(pos, budget_ms=budget),
+        lambda pos, budget: vier.analyse(pos, budget_ms=budget),
+        lambda pos, budget: vier.best_move(pos, budget_ms=budget),
+    ],
+)
+def test_a_budget_raises_timeout_error_and_leaves_nothing_running(call):
+    before = threads_of_this_process()
+    with pytest.raises(TimeoutError) as e:
+        # the empty 8x7 board takes the solver far longer
+        call(vier.Position("", width=8, height=7), 200)
+    assert "not solved within 200 ms" in str(e.value)
+    assert threads_of_this_process() == before
+    # a budget large enough is no error
+    assert call(vier.Position("4453"), 60_000) is not None
+
+
+def test_ctrl_c_interrupts_an_exact_solve():
+    # a child process solves the empty 8x7 board (minutes); SIGINT must end the solve with
+    # KeyboardInterrupt (the child then prints it and exits); the time it took is printed
+    code = (
+        "import vier\n"
+        # the first exact call parses the built-in book (a second, once), which no signal cuts
+        "vier.solve('4453')\n"
+        "print('solving', flush=True)\n"
+        "try:\n"
+        "    vier.solve(vier.Position('', width=8, height=7))\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt', flush=True)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "solving"
+        time.sleep(0.5)  # inside the solve
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().strip()
+        latency_ms = (time.monotonic() - sent) * 1000
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    print(f"KeyboardInterrupt {latency_ms:.0f} ms after SIGINT", file=sys.stderr)
+    assert line == "KeyboardInterrupt"
+
+
+@pytest.mark.parametrize("bad", [0, -5])
+def test_a_budget_below_one_ms_is_refused(bad):
+    with pytest.raises(ValueError) as e:
+        vier.solve("4453", budget_ms=bad)
+    assert f"budget_ms must be at least 1, not {bad}" in str(e.value)
+
+
 def test_a_position_reads_and_writes_moves_board_strings_and_cells():
     pos = vier.Position("4453")
     assert pos.board == "7/7/7/7/3o3/2oxx2 x"
@@ -120,7 +214,8 @@ def test_a_position_reads_and_writes_moves_board_strings_and_cells():
         (lambda: vier.Position("1", width=10, height=6), "columns past 9 are written as letters"),
         (lambda: vier.Position("", width=9, height=8), "board size 9x8 is not supported"),
         (lambda: vier.Position("", width=13, height=4), "board size 13x4 is not supported"),
-        (lambda: vier.Position("", width=-1), "board size -1x6 is not supported"),
+        (lambda: vier.Position("", width=-1), "board size -1x6 is not supported: vier plays the 52 sizes"),
+        (lambda: vier.Position("", width=9, height=8), "vier plays the 52 sizes whose result is published"),
         (lambda: vier.Position.from_board("7/7/7/7/7/3x3 x"), "side to move 'x' is inconsistent"),
         (lambda: vier.Position.from_cells([0] * 41), "the board has 41 cells"),
         (lambda: vier.Position.from_cells([3] + [0] * 41), "a cell holds 3"),

@@ -2,7 +2,8 @@
 from typing import List, Optional, Sequence, TypedDict, Union
 
 class Position:
-    """A Connect Four position on a board of any supported size (immutable)."""
+    """A Connect Four position on any of the 52 board sizes whose result is published (4 to 12
+    columns, 4 to 13 rows), immutable."""
 
     def __init__(self, moves: str = "", width: int = 7, height: int = 6) -> None: ...
     @staticmethod
@@ -23,7 +24,8 @@ class Position:
     @property
     def board(self) -> str: ...
     @property
-    def moves(self) -> Optional[str]: ...
+    def moves(self) -> Optional[str]:
+        """The moves as given (and played since); for a board, a move string reaching it."""
     def cells(self) -> List[int]: ...
     def is_game_over(self) -> bool: ...
     def can_play(self, column: int) -> bool: ...
@@ -42,14 +44,21 @@ class SearchResult(TypedDict):
     nodes: int
     solved: bool
 
-def solve(pos: PositionLike, weak: bool = False) -> int:
-    """The exact score of the position for the side to move (Pons' convention)."""
+def solve(pos: PositionLike, weak: bool = False, budget_ms: Optional[int] = None) -> int:
+    """The exact score of the position for the side to move (Pons' convention); TimeoutError
+    past budget_ms, KeyboardInterrupt on Ctrl-C."""
 
-def analyse(pos: PositionLike, weak: bool = False) -> List[Optional[int]]:
-    """The score of every column for the side to move; None for a full column."""
+def analyse(
+    pos: PositionLike, weak: bool = False, budget_ms: Optional[int] = None
+) -> List[Optional[int]]:
+    """The score of every column for the side to move; None for a full column; TimeoutError
+    past budget_ms, KeyboardInterrupt on Ctrl-C."""
 
-def best_move(pos: PositionLike, movetime_ms: Optional[int] = None) -> int:
-    """The 0-based column to play: exact without movetime_ms, the timed engine's with it."""
+def best_move(
+    pos: PositionLike, movetime_ms: Optional[int] = None, budget_ms: Optional[int] = None
+) -> int:
+    """The 0-based column to play: exact without movetime_ms (TimeoutError past budget_ms),
+    the timed engine's with it."""
 
 class Engine:
     """The time-limited engine with the protocol's options."""

@@ -636,7 +636,8 @@ impl Book {
     pub fn load(path: &Path) -> Result<Book, BookError> {
         use std::io::Read;
         let io = |e| BookError::io(FileKind::Book, e);
-        let mut f = std::fs::File::open(path).map_err(io)?;
+        // a FIFO or a device is refused before it is opened
+        let mut f = super::regular::open_regular(path).map_err(io)?;
         let mut bytes = Vec::new();
         (&mut f)
             .take(HEADER as u64 + 1)

@@ -69,7 +69,7 @@ impl Journal {
             return Ok((Journal { file, key_bytes }, known));
         }
         let mut bytes = Vec::new();
-        File::open(path)?.read_to_end(&mut bytes)?;
+        super::regular::open_regular(path)?.read_to_end(&mut bytes)?;
         let head = bytes.get(..HEADER);
         let key_bytes = if head == Some(&header(JOURNAL_MAGIC)[..]) {
             own_bytes

@@ -7,12 +7,14 @@
 //! [`shard`] a shard file of a build in pieces (its bytes are drawn there), [`error`] why either
 //! could not be read, [`journal`] the file that keeps a build resumable, [`openings`] picks
 //! balanced openings from a book, and [`open`] is the one place that chooses the book a command
-//! uses: the built-in one, a file, or none.
+//! uses: the built-in one, a file, or none, and [`regular`] opens only regular files (no FIFO,
+//! device or directory).
 
 pub mod error;
 pub mod format;
 pub mod journal;
 pub mod openings;
+pub mod regular;
 pub mod shard;
 
 pub use error::{BookError, FileKind};

@@ -301,7 +301,8 @@ impl Shard {
     pub fn load(path: &Path) -> Result<Shard, BookError> {
         use std::io::Read;
         let io = |e| BookError::io(FileKind::Shard, e);
-        let mut f = std::fs::File::open(path).map_err(io)?;
+        // a FIFO or a device is refused before it is opened
+        let mut f = super::regular::open_regular(path).map_err(io)?;
         let mut bytes = Vec::new();
         (&mut f)
             .take(SHARD_HEADER as u64)

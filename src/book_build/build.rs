@@ -115,7 +115,7 @@ pub fn build_sized<const W: usize, const H: usize, B: Bitboard>(
 /// The move strings of a list file (`--extra`): one a line, `#` starting a comment, blank lines
 /// skipped; whether they are positions is [`build`]'s to check.
 pub fn read_move_list(path: &Path) -> io::Result<Vec<String>> {
-    let file = std::fs::File::open(path)
+    let file = crate::book::regular::open_regular(path)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     read_move_lines(io::BufReader::new(file))
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
@@ -718,15 +718,16 @@ fn solve_part<const W: usize, const H: usize, B: Bitboard>(
         }
         drop(tx);
         let (mut done, mut nodes) = (0usize, 0u64);
-        let mut last_report = Instant::now();
         let before = part.len() - todo.len();
+        // done / total and the time left: after a second, then every five (issue 60)
+        let mut next_report = Duration::from_secs(1);
         for (k, e, n) in rx {
             journal.append(k, e)?;
             known.insert(k, e);
             done += 1;
             nodes += n;
-            if last_report.elapsed() >= Duration::from_secs(5) || done == todo.len() {
-                last_report = Instant::now();
+            if solve_started.elapsed() >= next_report || done == todo.len() {
+                next_report = solve_started.elapsed() + Duration::from_secs(5);
                 let el = solve_started.elapsed();
                 let rate = done as f64 / el.as_secs_f64().max(1e-9);
                 let left = Duration::from_secs_f64((todo.len() - done) as f64 / rate.max(1e-9));
@@ -839,8 +840,9 @@ fn main_line<const W: usize, const H: usize, B: Bitboard>(
         let (c, s) = best.expect("a game that is not over has a move");
         writeln!(
             log,
-            "line ply {}: {} scores {s} ({} in)",
+            "line ply {} of at most {}: {} scores {s} ({} in)",
             p.moves() + 1,
+            (opts.line + 1).min((W * H) as u32),
             c + 1,
             fmt_duration(started.elapsed())
         )?;

@@ -1,16 +1,24 @@
 //! `vier solve`: exact scores for positions read one per line.
+//!
+//! Long work shows that it works and can be bounded (issue 60): once a position has taken a
+//! second, its progress goes to stderr (the time, the nodes, the nodes per second and the
+//! window of scores still open), as one line that rewrites itself on a terminal, else as plain
+//! lines at 1, 2, 4, ... seconds (at most a minute apart); `--budget-ms` bounds each position,
+//! and one not proven in time is printed as `-` with `UNPROVEN`.
 
 use crate::bits::Bitboard;
 use crate::board::{Position, Size, SizedJob};
 use crate::book::Book;
 use crate::book::BookSource;
+use crate::control::{SearchControl, SOLVER_POLL_NODES};
 use crate::score;
 use crate::solver::Solver;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// `vier solve`'s arguments.
 #[derive(clap::Args)]
@@ -39,10 +47,15 @@ pub struct SolveArgs {
     /// Search every position, even those the book holds.
     #[arg(long)]
     no_book: bool,
+    /// The most milliseconds one position may take; one not proven by then is printed as
+    /// `-` with `UNPROVEN`, and the exit status is 3.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    budget_ms: Option<u64>,
 }
 
 /// `vier solve`: positions from stdin, results to stdout, the summary to stderr. Exit status 1
-/// when a score differs from the one expected, 2 for a book that cannot be used.
+/// when a score differs from the one expected, 2 for a book that cannot be used, 3 when a
+/// position was not proven within `--budget-ms`.
 pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
     let source = match (args.no_book, args.book) {
         (true, _) => BookSource::Off,
@@ -76,7 +89,10 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
         hash_mb: args.hash,
         threads: args.threads as usize,
         book,
-    };
+        budget: args.budget_ms.map(Duration::from_millis),
+        progress: None,
+    }
+    .progress_on_stderr();
     let stdin = io::stdin().lock();
     let mut out = io::BufWriter::new(io::stdout().lock());
     let sum = run(&opts, stdin, &mut out)?;
@@ -84,6 +100,8 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
     eprintln!("{}", sum.report());
     Ok(if sum.mismatches > 0 {
         ExitCode::FAILURE
+    } else if sum.unproven > 0 {
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     })
@@ -102,6 +120,19 @@ pub struct SolveOptions {
     pub threads: usize,
     /// Exact scores of early positions, looked up instead of searched (ignored on another size).
     pub book: Option<Arc<Book>>,
+    /// The most time one position may take; one not proven by then is reported unproven.
+    pub budget: Option<Duration>,
+    /// Progress of a position that takes long, on stderr: `None` for none (the tests),
+    /// `Some(true)` as a line that rewrites itself (a terminal), `Some(false)` as plain lines.
+    pub progress: Option<bool>,
+}
+
+impl SolveOptions {
+    /// Progress on stderr as it suits: a rewritten line on a terminal, plain lines otherwise.
+    pub fn progress_on_stderr(mut self) -> SolveOptions {
+        self.progress = Some(io::stderr().is_terminal());
+        self
+    }
 }
 
 /// What a run found, for the summary and the exit status.
@@ -109,6 +140,8 @@ pub struct SolveOptions {
 pub struct SolveSummary {
     pub positions: u64,
     pub mismatches: u64,
+    /// Positions not proven within `--budget-ms`.
+    pub unproven: u64,
     pub errors: u64,
     pub total_nodes: u64,
     pub total_micros: f64,
@@ -125,8 +158,13 @@ impl SolveSummary {
         } else {
             0.0
         };
+        let unproven = if self.unproven > 0 {
+            format!("unproven {}, ", self.unproven)
+        } else {
+            String::new()
+        };
         let report = format!(
-            "positions {}, mismatches {}, errors {}, mean time {:.1} us, mean nodes {:.1}, {:.0} nodes/s",
+            "positions {}, mismatches {}, {unproven}errors {}, mean time {:.1} us, mean nodes {:.1}, {:.0} nodes/s",
             self.positions,
             self.mismatches,
             self.errors,
@@ -202,25 +240,35 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         };
         solver.clear();
         solver.reset_nodes();
+        let control = opts
+            .budget
+            .map_or_else(SearchControl::unlimited, SearchControl::within);
+        solver.set_limits(Some(control.clone()), None);
         let start = Instant::now();
-        let (text, score) = if opts.all {
-            let scores = solver.analyse(&pos, opts.weak).unwrap_or_default();
-            let best = scores.iter().flatten().max().copied();
-            let text = scores
-                .iter()
-                .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
-                .collect::<Vec<_>>()
-                .join(" ");
-            (text, best)
-        } else {
-            let s = if opts.weak {
-                solver.solve_weak(&pos)
+        let (text, score, proven) = with_progress(opts.progress, moves, &control, || {
+            if opts.all {
+                match solver.analyse(&pos, opts.weak) {
+                    Ok(scores) => {
+                        let best = scores.iter().flatten().max().copied();
+                        let text = scores
+                            .iter()
+                            .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        (text, best, true)
+                    }
+                    Err(_) => (vec!["-"; W].join(" "), None, false),
+                }
             } else {
-                solver.solve(&pos)
+                let s = if opts.weak {
+                    solver.solve_weak(&pos)
+                } else {
+                    solver.solve(&pos)
+                }
+                .ok();
+                (s.map_or("-".into(), |v| v.to_string()), s, s.is_some())
             }
-            .ok();
-            (s.map_or("-".into(), |v| v.to_string()), s)
-        };
+        });
         let micros = start.elapsed().as_secs_f64() * 1e6;
         sum.positions += 1;
         sum.total_nodes += solver.nodes();
@@ -228,6 +276,11 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         sum.stats.add(solver.stats());
         sum.total_micros += micros;
         write!(out, "{moves} {text} {} {:.0}", solver.nodes(), micros)?;
+        if !proven {
+            sum.unproven += 1;
+            let ms = opts.budget.map_or(0, |b| b.as_millis());
+            write!(out, " UNPROVEN within {ms} ms")?;
+        }
         if let (Some(e), Some(s)) = (expected, score) {
             let e = if opts.weak { score::outcome(e) } else { e };
             if e != s {
@@ -238,4 +291,80 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         writeln!(out)?;
     }
     Ok(sum)
+}
+
+/// Runs `solve` (one position's proof under `control`) while, with `progress`, a thread of its
+/// own reports on stderr once it has taken [`PROGRESS_AFTER`]: the time, the nodes, the nodes
+/// per second and the window of scores still open, as `control` sees them.
+fn with_progress<T>(
+    progress: Option<bool>,
+    moves: &str,
+    control: &SearchControl,
+    solve: impl FnOnce() -> T,
+) -> T {
+    let Some(terminal) = progress else {
+        return solve();
+    };
+    let (done, wait) = channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let started = Instant::now();
+            let mut next = PROGRESS_AFTER;
+            let mut shown = false;
+            loop {
+                let left = next.saturating_sub(started.elapsed());
+                match wait.recv_timeout(left) {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    _ => break,
+                }
+                let line = progress_line(moves, started.elapsed(), control);
+                let mut err = io::stderr().lock();
+                if terminal {
+                    // one line, rewritten in place; cleared when the position is done
+                    let _ = write!(err, "\r\x1b[K{line}");
+                    next += Duration::from_millis(250);
+                } else {
+                    let _ = writeln!(err, "{line}");
+                    next = (next * 2).min(next + Duration::from_secs(60));
+                }
+                let _ = err.flush();
+                shown = true;
+            }
+            if terminal && shown {
+                let _ = write!(io::stderr().lock(), "\r\x1b[K");
+            }
+        });
+        let r = solve();
+        drop(done);
+        r
+    })
+}
+
+/// A position shows its progress once it has taken this long.
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// `4545: 12.0 s, 1.53G nodes, 128M nodes/s, proving -3..5` (the nodes as the solver's threads
+/// have counted them at their polls; the window once the root's first test is under way).
+fn progress_line(moves: &str, elapsed: Duration, control: &SearchControl) -> String {
+    let nodes = control.polls() * SOLVER_POLL_NODES;
+    let secs = elapsed.as_secs_f64();
+    let window = control
+        .window()
+        .map_or(String::new(), |(lo, hi)| format!(", proving {lo}..{hi}"));
+    format!(
+        "{}: {secs:.1} s, {} nodes, {} nodes/s{window}",
+        crate::book::display_moves(moves),
+        si(nodes as f64),
+        si(nodes as f64 / secs.max(1e-9))
+    )
+}
+
+/// 1530000000 as `1.53G`.
+fn si(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2}G", x / 1e9),
+        x if x >= 1e6 => format!("{:.1}M", x / 1e6),
+        x if x >= 1e3 => format!("{:.0}k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
 }

@@ -138,9 +138,13 @@ impl Engine {
         }
     }
 
+    /// Kills the process and waits until it is gone (reaped), so that the slot it held is
+    /// handed on only then; SIGKILL cannot be refused, and the bound only guards against a
+    /// process stuck in the kernel (2 s was too short under load: a burst of new games then
+    /// saw nine engines for a moment).
     pub async fn kill(mut self) {
         let _ = self.child.start_kill();
-        let _ = timeout(Duration::from_secs(2), self.child.wait()).await;
+        let _ = timeout(Duration::from_secs(30), self.child.wait()).await;
     }
 }
 

@@ -70,7 +70,7 @@ pub fn run(opts: &GuiOptions) -> io::Result<()> {
         if opts.open {
             open_browser(&url);
         }
-        axum::serve(listener, server::router(engine, addr.ip().is_loopback())).await
+        crate::http::serve(listener, server::router(engine, addr.ip().is_loopback())).await
     })
 }
 

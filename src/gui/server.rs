@@ -18,7 +18,6 @@ use std::convert::Infallible;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
-use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
 
 /// At most this many games (each with its engine process) at once; a new one ends the game
@@ -155,7 +154,10 @@ async fn refuse_large_bodies(
         .and_then(|h| h.to_str().ok())
         .and_then(|s| s.parse::<u64>().ok());
     let Some(len) = announced.filter(|&n| n > BODY_LIMIT as u64) else {
-        return next.run(req).await;
+        return match whole_body(req).await {
+            Ok(req) => next.run(req).await,
+            Err(refused) => refused.into_response(),
+        };
     };
     if len <= DRAIN_LIMIT as u64 {
         let mut data = req.into_body().into_data_stream();
@@ -175,6 +177,31 @@ async fn refuse_large_bodies(
         format!("the request body has {len} bytes; at most {BODY_LIMIT} are accepted"),
     )
     .into_response()
+}
+
+/// The request with its body read whole, within [`BODY_LIMIT`] bytes and [`crate::http::IDLE`]
+/// (issue 60): a body sent in part and then no more holds a connection and a handler no
+/// longer than that.
+async fn whole_body(req: axum::extract::Request) -> Result<axum::extract::Request, ApiError> {
+    let (parts, body) = req.into_parts();
+    let limit = crate::http::IDLE;
+    match tokio::time::timeout(limit, axum::body::to_bytes(body, BODY_LIMIT)).await {
+        Ok(Ok(bytes)) => Ok(axum::extract::Request::from_parts(
+            parts,
+            axum::body::Body::from(bytes),
+        )),
+        Ok(Err(_)) => Err(error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body could not be read whole (at most {BODY_LIMIT} bytes are accepted)"),
+        )),
+        Err(_) => Err(error(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} s",
+                limit.as_secs()
+            ),
+        )),
+    }
 }
 
 fn page(kind: &'static str, body: &'static str) -> Response {
@@ -280,11 +307,13 @@ async fn events(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
     let s = session(&app, &id)?;
     s.touch();
     // every new snapshot is one `state` event; a slow reader skips to the latest; the stream
-    // ends when the session is dropped (its sender goes away)
-    let stream = WatchStream::new(s.subscribe())
+    // ends when the session is closed (dropped to make room) or dropped
+    let stream = s
+        .snapshots_until_closed()
         .map(|json| Ok::<_, Infallible>(Event::default().event("state").data(json)));
+    // a comment now and then: a quiet stream is not an idle connection (crate::http::IDLE)
     Ok(Sse::new(stream)
-        .keep_alive(KeepAlive::default())
+        .keep_alive(KeepAlive::new().interval(crate::http::IDLE / 3))
         .into_response())
 }
 

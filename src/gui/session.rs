@@ -59,6 +59,19 @@ impl Session {
         self.snapshots.subscribe()
     }
 
+    /// Every new snapshot, until the session is closed: then the stream ends (issue 60: the
+    /// event stream of a game dropped to make room ended only once its engine's job had).
+    pub fn snapshots_until_closed(&self) -> impl tokio_stream::Stream<Item = String> {
+        use tokio_stream::wrappers::WatchStream;
+        use tokio_stream::StreamExt;
+        let end = WatchStream::new(self.closed.subscribe()).map(|closed| !closed);
+        WatchStream::new(self.subscribe())
+            .map(Some)
+            .merge(end.filter(|open| !open).map(|_| None))
+            .take_while(Option::is_some)
+            .map(Option::unwrap_or_default)
+    }
+
     pub fn snapshot(&self) -> String {
         self.snapshots.borrow().clone()
     }
@@ -141,6 +154,8 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
                     _ = closed.changed() => continue,
                 }
             }
+            // not given up when the game is dropped meanwhile: the handshake is short (at most
+            // HANDSHAKE), and a child ended with it would outlive its slot until reaped
             match Engine::start(&cmd).await {
                 Ok(e) => {
                     let pid = e.pid;
@@ -174,7 +189,13 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
             }
             continue;
         };
-        match run_job(e, &sess, &job, &mut configured).await {
+        // a game dropped to make room (or closed) ends its engine at once, whatever it is
+        // doing: the job is of no use any more, and its slot is wanted (issue 60)
+        let done = tokio::select! {
+            r = run_job(e, &sess, &job, &mut configured) => r,
+            _ = closed.changed() => break,
+        };
+        match done {
             Ok(()) => {
                 failures = 0;
                 sess.update(|st| {

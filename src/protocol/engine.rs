@@ -35,6 +35,7 @@ use crate::study;
 use crate::tt::{check_size, TableError};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Exit status after a panic on the searcher thread.
@@ -90,15 +91,23 @@ impl Out {
 /// status (0, or [`PANIC_EXIT`] after a searcher panic).
 pub fn run(input: impl Read + Send + 'static, output: impl Write + 'static) -> u8 {
     let (in_tx, in_rx) = unbounded();
+    // issue 60: set when `quit` or the end of input is read, and when the loop ends, so that a
+    // Hash's preparation never delays the exit
+    let quitting = Arc::new(AtomicBool::new(false));
+    let reader_quitting = quitting.clone();
     std::thread::Builder::new()
         .name("vier-stdin".into())
-        .spawn(move || read_lines(BufReader::with_capacity(1 << 16, input), in_tx))
+        .spawn(move || {
+            let input = BufReader::with_capacity(1 << 16, input);
+            read_lines(input, in_tx, &reader_quitting)
+        })
         .expect("spawn the input reader");
     let (job_tx, job_rx) = unbounded();
     let (rep_tx, rep_rx) = unbounded();
+    let searcher_quitting = quitting.clone();
     let searcher = std::thread::Builder::new()
         .name("vier-search".into())
-        .spawn(move || searcher_thread(job_rx, rep_tx))
+        .spawn(move || searcher_thread(job_rx, rep_tx, searcher_quitting))
         .expect("spawn the searcher");
     let mut engine = Session::new(
         Out {
@@ -108,7 +117,7 @@ pub fn run(input: impl Read + Send + 'static, output: impl Write + 'static) -> u
         job_tx,
         rep_rx.clone(),
     );
-    let status = engine.main_loop(&in_rx, &rep_rx);
+    let status = engine.main_loop(&in_rx, &rep_rx, &quitting);
     let code = match status {
         Ok(()) => 0,
         Err(Fatal(msg)) => {
@@ -138,8 +147,6 @@ struct Session {
     running: Option<Running>,
     /// Commands that wait for the running search to end.
     deferred: Vec<Command>,
-    /// A table (re)allocation was sent to the searcher and `isready` has not waited for it yet.
-    allocating: bool,
     /// `OwnBook`: whether the searcher gets [`Session::book`].
     own_book: bool,
     /// The book `BookFile` names, loaded; `None` if it failed to load.
@@ -339,7 +346,6 @@ impl Session {
             debug: false,
             running: None,
             deferred: Vec::new(),
-            allocating: true,
             own_book: true,
             book,
             strength: Strength::default(),
@@ -357,6 +363,19 @@ impl Session {
     }
 
     fn main_loop(
+        &mut self,
+        input: &Receiver<Input>,
+        reports: &Receiver<Report>,
+        quitting: &AtomicBool,
+    ) -> Result<(), Fatal> {
+        let r = self.lines_until_quit(input, reports);
+        quitting.store(true, Ordering::Relaxed);
+        r.and_then(|()| self.stop_and_wait())
+    }
+
+    /// The loop proper, until `quit` or the end of input; [`Engine::main_loop`] then stops the
+    /// search (issue 60: after it has told the searcher to give up a preparation).
+    fn lines_until_quit(
         &mut self,
         input: &Receiver<Input>,
         reports: &Receiver<Report>,
@@ -381,8 +400,8 @@ impl Session {
                     }
                     Ok(Input::Eof) | Err(_) => {
                         // end of input: the GUI is gone, so no search may keep a core busy for
-                        // it, whatever its limit; stop it and quit once it has answered
-                        self.stop_and_wait()?;
+                        // it, whatever its limit; main_loop stops it and quits once it has
+                        // answered
                         return Ok(());
                     }
                 },
@@ -483,10 +502,10 @@ impl Session {
             Command::Uci => self.identify("uciok"),
             Command::Ugi => self.identify("ugiok"),
             Command::IsReady => {
-                // idle after a Hash change: ready once the tables exist (a search is never waited
-                // for: mid-search the answer is immediate)
-                if self.running.is_none() && self.allocating {
-                    self.allocating = false;
+                // idle: ready once the searcher has done every job sent (a Hash's tables
+                // allocated and prepared, a clear, the threads: issue 60), so that no `go` pays
+                // for them; a search is never waited for: mid-search the answer is immediate
+                if self.running.is_none() {
                     let _ = self.jobs.send(Job::Ping);
                     loop {
                         match self.reports.recv() {
@@ -528,10 +547,8 @@ impl Session {
                     r.handle.ponderhit();
                 }
             }
-            Command::Quit => {
-                self.stop_and_wait()?;
-                return Ok(Flow::Quit);
-            }
+            // main_loop stops the search and waits for its answer
+            Command::Quit => return Ok(Flow::Quit),
             Command::Debug(on) => self.debug = on,
             Command::Display => self.out.lines(game::display(&self.game)),
             Command::Bench => {
@@ -542,6 +559,7 @@ impl Session {
                 }
             }
             Command::Eval => self.out.lines(game::eval(&self.game)),
+            Command::Help => self.out.lines(super::help::HELP),
             Command::Query(q) => self.query(q),
             Command::Empty => {}
         }
@@ -569,7 +587,6 @@ impl Session {
     /// allocation the system refuses all the same.
     fn set_hash(&mut self, mb: usize) -> Result<(), String> {
         check_size(mb).map_err(|e| hash_refused(mb, &e))?;
-        self.allocating = true;
         let _ = self.jobs.send(Job::SetHash(mb));
         Ok(())
     }

@@ -3,14 +3,15 @@
 //! holds its reader and searcher threads, [`game`] the position typed by the board size, [`go`]
 //! the plan of a search (limits and deadlines, a pure function),
 //! [`options`] how an option is declared with its action, [`format`](mod@format) what the
-//! engine writes about a search, and [`bench`](mod@bench) the signature of the whole engine
-//! through the path a GUI's commands take.
+//! engine writes about a search, [`bench`](mod@bench) the signature of the whole engine
+//! through the path a GUI's commands take, and [`help`] what it says to a person.
 
 pub mod bench;
 pub mod engine;
 pub mod format;
 pub mod game;
 pub mod go;
+pub mod help;
 pub mod options;
 pub mod parse;
 pub mod threads;

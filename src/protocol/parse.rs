@@ -61,6 +61,8 @@ pub enum Command {
     Display,
     /// `bench`: run the fixed benchmark.
     Bench,
+    /// `help`: list the commands (for a person at a terminal).
+    Help,
     /// `eval`: print the static evaluation of the current position.
     Eval,
     /// UGI `query ...`.
@@ -246,6 +248,7 @@ pub fn parse_line(line: &str) -> Result<Command, ParseError> {
             "d" => Command::Display,
             "bench" => Command::Bench,
             "eval" => Command::Eval,
+            "help" => Command::Help,
             "query" => Command::Query(parse_query(args)?),
             _ => continue,
         };
@@ -584,6 +587,7 @@ mod tests {
         assert_eq!(ok("quit"), Command::Quit);
         assert_eq!(ok("d"), Command::Display);
         assert_eq!(ok("bench"), Command::Bench);
+        assert_eq!(ok("help"), Command::Help);
         assert_eq!(ok("eval"), Command::Eval);
         assert_eq!(ok("debug on"), Command::Debug(true));
         assert_eq!(ok("debug off"), Command::Debug(false));

@@ -4,6 +4,7 @@
 //! time and sends [`Report`]s back. A panic on the searcher is caught and reported.
 
 use super::options::DEFAULT_HASH_MB;
+use super::parse::{parse_line, Command};
 use crate::board::AnyPosition;
 use crate::book::Book;
 use crate::engine::{Engine, Handle, Request, Thought};
@@ -12,6 +13,7 @@ use crate::tt::TableError;
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Longest accepted input line, in bytes (without its line break).
@@ -71,8 +73,10 @@ pub enum Report {
 }
 
 /// Splits `input` into lines of at most [`MAX_LINE`] bytes; longer ones are skipped as they
-/// stream by and reported as [`Input::TooLong`].
-pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
+/// stream by and reported as [`Input::TooLong`]. Sets `quitting` as soon as it reads `quit` or
+/// the end of input (issue 60: the searcher then gives up preparing a `Hash`'s memory, even
+/// while the loop waits for it to answer an `isready` sent before).
+pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>, quitting: &AtomicBool) {
     let mut line: Vec<u8> = Vec::new();
     let mut too_long = false;
     loop {
@@ -82,6 +86,7 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
             Err(_) => break,
         };
         if buf.is_empty() {
+            quitting.store(true, Ordering::Relaxed);
             if too_long {
                 let _ = tx.send(Input::TooLong);
             } else if !line.is_empty() {
@@ -108,6 +113,11 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
             } else {
                 Input::Line(String::from_utf8_lossy(&line).into_owned())
             };
+            if let Input::Line(l) = &msg {
+                if matches!(parse_line(l), Ok(Command::Quit)) {
+                    quitting.store(true, Ordering::Relaxed);
+                }
+            }
             if tx.send(msg).is_err() {
                 return;
             }
@@ -118,7 +128,10 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>) {
     let _ = tx.send(Input::Eof);
 }
 
-pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
+/// Runs the jobs until the channel closes. `quitting` (set by the loop on `quit` and at the end
+/// of input) gives up a `Hash` change's preparation of its memory (issue 60).
+pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: Arc<AtomicBool>) {
+    let cancelled = move || quitting.load(Ordering::Relaxed);
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut engine: Option<Engine> = None;
     let mut book: Option<Arc<Book>> = None;
@@ -135,8 +148,8 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>) {
             Job::SetHash(mb) => {
                 // keeps the book, the threads and the techniques; a refused size leaves the tables
                 let result = match engine.as_mut() {
-                    Some(e) => e.set_hash(mb),
-                    None => Engine::new(mb).map(|mut e| {
+                    Some(e) => e.set_hash_until(mb, &cancelled),
+                    None => Engine::new_until(mb, &cancelled).map(|mut e| {
                         configure(&mut e, &book, threads, techniques);
                         engine = Some(e);
                     }),
@@ -222,7 +235,12 @@ mod tests {
         data.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
         data.extend(b"\nquit");
         let (tx, rx) = unbounded();
-        read_lines(io::Cursor::new(data), tx);
+        let quitting = AtomicBool::new(false);
+        read_lines(io::Cursor::new(data), tx, &quitting);
+        assert!(
+            quitting.load(Ordering::Relaxed),
+            "quit and the end of input are noted"
+        );
         let got: Vec<String> = rx
             .iter()
             .map(|m| match m {

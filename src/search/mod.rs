@@ -57,7 +57,7 @@ use crate::board::Position;
 use crate::book::Book;
 use crate::control::{Limits, NodeBudget, SearchControl};
 use crate::solver::{Solver, MAX_THREADS};
-use crate::tt::{check_size, TableError, TransTable};
+use crate::tt::{check_size_freeing, TableError, TransTable};
 use std::sync::Arc;
 use worker::Worker;
 
@@ -103,14 +103,41 @@ impl Searcher {
         Searcher::with_tables(TransTable::new(a), Solver::new(b))
     }
 
-    /// A searcher with tables of the size a user chose, or why the machine cannot give them.
+    /// A searcher with tables of the size a user chose, prepared (see [`Searcher::prepare`]), or
+    /// why the machine cannot give them.
     pub fn try_new(hash_mb: usize) -> Result<Searcher, TableError> {
-        check_size(hash_mb)?;
+        Searcher::try_new_until(hash_mb, &|| false)
+    }
+
+    /// [`Searcher::try_new`], its preparation given up when `cancelled` says so (the protocol's
+    /// `quit` during a large `Hash`).
+    pub fn try_new_until(
+        hash_mb: usize,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Searcher, TableError> {
+        let s = Searcher::reserve(hash_mb, 0)?;
+        s.prepare(cancelled);
+        Ok(s)
+    }
+
+    /// A searcher whose tables are reserved, not yet taken; `freed_mb` is given back first.
+    fn reserve(hash_mb: usize, freed_mb: usize) -> Result<Searcher, TableError> {
+        check_size_freeing(hash_mb, freed_mb)?;
         let (a, b) = split_hash(hash_mb);
-        Ok(Searcher::with_tables(
-            TransTable::try_new(a)?,
-            Solver::try_new(b)?,
-        ))
+        let tt = TransTable::try_reserve(a, freed_mb)?;
+        let solver = TransTable::try_reserve(b, freed_mb)?;
+        Ok(Searcher::with_tables(tt, Solver::with_table(solver)))
+    }
+
+    /// Takes all the memory of both tables now (see [`TransTable::prepare`]), so that no search
+    /// pays for it; false if `cancelled` stopped it first.
+    pub fn prepare(&self, cancelled: &(dyn Fn() -> bool + Sync)) -> bool {
+        self.main.tt.prepare(cancelled) && self.solver.table().prepare(cancelled)
+    }
+
+    /// Megabytes of both tables.
+    pub fn hash_mb(&self) -> usize {
+        (self.main.tt.size_bytes() + self.solver.table().size_bytes()) >> 20
     }
 
     fn with_tables(tt: TransTable, solver: Solver) -> Searcher {
@@ -127,16 +154,26 @@ impl Searcher {
         }
     }
 
-    /// Reallocates both tables (everything learnt is lost; the book, the threads and the
-    /// techniques stay). When the machine cannot give the new size, the old tables stay as they
-    /// were. The new tables are taken before the old ones are freed: their pages are mapped
-    /// lazily, so this costs address space, not memory.
+    /// Reallocates both tables, prepared (everything learnt is lost; the book, the threads and
+    /// the techniques stay). When the machine cannot give the new size, the old tables stay as
+    /// they were. The new tables are reserved before the old ones are freed (address space,
+    /// not memory), and prepared after: the old and the new never hold memory together.
     pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), TableError> {
-        let mut fresh = Searcher::try_new(hash_mb)?;
+        self.set_hash_until(hash_mb, &|| false)
+    }
+
+    /// [`Searcher::set_hash`], its preparation given up when `cancelled` says so.
+    pub fn set_hash_until(
+        &mut self,
+        hash_mb: usize,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), TableError> {
+        let mut fresh = Searcher::reserve(hash_mb, self.hash_mb())?;
         fresh.techniques = self.techniques;
         fresh.set_book(self.book.clone());
         fresh.set_threads(self.threads());
         *self = fresh;
+        self.prepare(cancelled);
         Ok(())
     }
 

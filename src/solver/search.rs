@@ -50,6 +50,10 @@ impl Solver {
             if min >= max {
                 break;
             }
+            // issue 60: progress for `vier solve` (read-only, no effect on the search)
+            if let Some(c) = &self.limits.control {
+                c.note_window(min, max);
+            }
             let mut med = min + (max - min) / 2;
             if max - min <= STEP_RANGE || (self.steps_root && self.window.is_some()) {
                 med = if min >= 0 {

@@ -77,3 +77,16 @@ pub fn unittest_ran(stderr: &str) -> u32 {
         })
         .unwrap_or(0)
 }
+
+/// A number from `/proc/<pid>/status` (Linux): `VmRSS` in kB, `Threads`, ...; `None` once the
+/// process is gone.
+pub fn proc_status(pid: u32, key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(&format!("{key}:")))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The resident memory of process `pid` in MB (0 once it is gone).
+pub fn rss_mb(pid: u32) -> u64 {
+    proc_status(pid, "VmRSS").unwrap_or(0) >> 10
+}

@@ -32,7 +32,8 @@ try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
-    sys.exit("selenium is missing: `python3 -m pip install selenium` (tools/test.sh installs it)")
+    sys.exit("selenium is missing: tools/test.sh installs it into target/test-venv and runs the "
+             "tests with that python3")
 
 
 def chromium_paths():
@@ -135,6 +136,15 @@ def engine_children(pid):
     except OSError:
         pass
     return kids
+
+
+def process_alive(pid):
+    """Whether `pid` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def wait_for(what, cond, limit=60.0):
@@ -757,6 +767,59 @@ class HttpTests(unittest.TestCase):
         self.assertGreater(peak[0], 0, "the watcher saw the engines")
         self.assertLessEqual(peak[0], cap)
         self.assertTrue(alive)
+
+    def test_a_game_dropped_to_make_room_ends_its_engine_and_its_event_stream(self):
+        # issue 60: a dropped game's engine searched on (up to a minute here), holding its slot
+        # while a newer game stayed "starting", and its event stream never ended
+        cap = 8  # MAX_SESSIONS in src/gui/server.rs
+        srv = self.fake("hang")
+        try:
+            st, snap = srv.request("POST", "/api/session")
+            sid = snap["id"]
+            srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 60000})
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            snap = wait_for(
+                "the engine to think",
+                lambda: (s := srv.request("GET", f"/api/session/{sid}")[1])["engine"]["state"] == "thinking"
+                and s["engine"]["pid"]
+                and s,
+            )
+            pid = snap["engine"]["pid"]
+            host, port = srv.url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+            stream = socket.create_connection((host, int(port)), timeout=30)
+            stream.sendall(
+                f"GET /api/session/{sid}/events HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                "Connection: close\r\n\r\n".encode()
+            )
+            self.assertIn(b"200 OK", stream.recv(4096))
+            # eight newer games: the oldest, thinking, makes room
+            ids = [srv.request("POST", "/api/session")[1]["id"] for _ in range(cap)]
+            # its event stream ends (the server closes the connection) within half a minute,
+            # not once the engine's minute is up
+            ended = False
+            end = time.monotonic() + 30
+            try:
+                while time.monotonic() < end:
+                    stream.settimeout(max(0.1, end - time.monotonic()))
+                    if not stream.recv(4096):
+                        ended = True
+                        break
+            except socket.timeout:
+                pass
+            finally:
+                stream.close()
+            self.assertTrue(ended, "the dropped game's event stream goes on")
+            wait_for("the dropped game's engine to end", lambda: not process_alive(pid), limit=30)
+            # every newer game gets an engine: the last one needed the dropped game's slot
+            wait_for(
+                "the newer games' engines",
+                lambda: all(srv.request("GET", f"/api/session/{i}")[1]["engine"]["state"] == "ready"
+                            for i in ids),
+                limit=30,
+            )
+            self.assertEqual(srv.request("GET", f"/api/session/{sid}")[0], 404)
+        finally:
+            srv.stop()
 
     def fake(self, mode):
         return Server("--engine", f"{sys.executable} {os.path.join(HERE, 'fake_engine.py')} {mode}")

@@ -15,6 +15,15 @@ import unittest
 
 from .support import REFEREE, RUN_TIMEOUT, fake, read_jsonl, run_referee
 
+def alive(pid):
+    """Whether `pid` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 class E2E(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -103,6 +112,26 @@ class E2E(unittest.TestCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(len(recs), 4)
         self.assertTrue(all(r["termination"] == "crash" and r["offender"] == "B" for r in recs))
+
+    def test_an_engine_that_exits_leaving_a_child_on_its_output_is_a_crash_and_its_group_ends(self):
+        pidfile = os.path.join(self.dir, "child.pid")
+        res, _, recs = self.match(fake(), fake("--mode", "orphan", "--after", "2", "--pidfile", pidfile),
+                                  games=2)
+        self.assertEqual(res.returncode, 1, res.stderr)
+        r = recs[0]
+        self.assertEqual((r["termination"], r["offender"], r["winner"]), ("crash", "B", "A"))
+        self.assertIn("status 3", r["reason"])
+        with open(pidfile) as fh:
+            child = int(fh.read())
+        # the referee has exited; the child it left must be gone with the engine's group
+        # (a zombie waiting for init to reap it is gone too)
+        deadline = time.monotonic() + 10
+        while alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        alive_now = alive(child)
+        if alive_now:
+            os.kill(child, signal.SIGKILL)
+        self.assertFalse(alive_now, "the engine's child outlived the referee")
 
     def test_hang_is_a_stall(self):
         # the records say the hang was judged a stall; run_referee's timeout only guards a hang

@@ -112,6 +112,14 @@ class Pieces(unittest.TestCase):
             self.assertIn("Pons", str(cm.exception))
 
 
+class OutputFolder(unittest.TestCase):
+    def test_the_study_writes_under_target_unless_docs_study_is_asked_for(self):
+        default = study.build_parser().parse_args([]).out_dir
+        self.assertEqual(os.path.realpath(default), os.path.realpath(os.path.join(ROOT, "target", "study")))
+        asked = study.build_parser().parse_args(["--out-dir", "docs/study"]).out_dir
+        self.assertEqual(asked, "docs/study")
+
+
 class QuickRun(unittest.TestCase):
     def test_quick_mode_end_to_end(self):
         binary = vier_bin(self)

@@ -12,6 +12,11 @@ import subprocess
 import threading
 import time
 
+# How long an engine that has exited may still deliver lines already in its pipe (read by the
+# reader thread in microseconds) before it is a crash, when no end of output comes.
+EXIT_GRACE = 0.25
+
+
 class EngineFailure(Exception):
     """kind is 'crash' (process died / pipe closed) or 'stall' (no reply in time)."""
 
@@ -53,6 +58,7 @@ class EngineProcess:
         self.proc: subprocess.Popen | None = None
         self.lines: queue.Queue = queue.Queue()
         self.eof = False
+        self.exited_at: float | None = None
         self.id_name: str | None = None
         self.options: list[str] = []
 
@@ -85,14 +91,18 @@ class EngineProcess:
         p = self.proc
         if p is None:
             return
+        # The whole process group, also when the engine itself has exited: a process it started
+        # may live on in its group (holding its output pipe, or a core). The group is the
+        # engine's own (start_new_session), so nothing else is in it.
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            pass
         if p.poll() is None:
             try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except (OSError, ProcessLookupError):
-                try:
-                    p.kill()
-                except OSError:
-                    pass
+                p.kill()
+            except OSError:
+                pass
         try:
             p.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -147,24 +157,44 @@ class EngineProcess:
         return t
 
     def read(self, deadline: float, abort: threading.Event | None = None):
-        """Next (timestamp, line); None on timeout; raises EngineFailure('crash') at EOF."""
+        """Next (timestamp, line); None on timeout; raises EngineFailure('crash') at EOF, or when
+        the engine has exited and said nothing more for EXIT_GRACE seconds (a process it left
+        behind may hold its output open, so that no end of output ever comes)."""
         if self.eof:
             raise EngineFailure("crash", "engine disconnected: " + self.exit_detail())
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                if self.exited():
+                    self.dead_with_open_output()
                 return None
             if abort is not None and abort.is_set():
                 raise Aborted()
             try:
-                t, line = self.lines.get(timeout=min(remaining, 0.05 if abort is not None else remaining))
+                t, line = self.lines.get(timeout=min(remaining, 0.05))
             except queue.Empty:
+                # what it wrote before it exited is read within the grace
+                if self.exited() and time.monotonic() - self.exited_at >= EXIT_GRACE:
+                    self.dead_with_open_output()
                 continue
             if line is None:
                 self.eof = True
                 raise EngineFailure("crash", "engine disconnected: " + self.exit_detail())
             self.log.write(self.label, "<", line)
             return t, line
+
+    def exited(self) -> bool:
+        """Whether the engine process has exited; notes when this was first seen."""
+        if self.proc is None or self.proc.poll() is None:
+            return False
+        if self.exited_at is None:
+            self.exited_at = time.monotonic()
+        return True
+
+    def dead_with_open_output(self):
+        self.eof = True
+        raise EngineFailure("crash", "engine disconnected: " + self.exit_detail()
+                            + " (a process it started still holds its output)")
 
     def drain(self):
         while True:

@@ -6,6 +6,8 @@ Modes (--mode):
             bad input, Width/Height); plays a winning move if there is one,
             otherwise the first legal column (or a seeded random one with --random)
   crash     like sane, but exits with status 3 on the --after'th 'go' (default 1)
+  orphan    like crash, but first starts a child that holds the engine's output pipe open
+            and sleeps (its pid written to --pidfile): the engine is gone, its output is not
   hang      like sane, but never answers the --after'th 'go' (and ignores 'stop')
   illegal   like sane, but from the --after'th 'go' answers '--illegal' (a token,
             or 'full' for a full column when there is one, else column 1 forever)
@@ -22,7 +24,9 @@ Modes (--mode):
 """
 
 import argparse
+import os
 import random
+import subprocess
 import sys
 import time
 
@@ -35,6 +39,7 @@ ap.add_argument("--random", action="store_true")
 ap.add_argument("--seed", type=int, default=None)
 ap.add_argument("--name", default="fake")
 ap.add_argument("--notation", choices=("digits", "cfour"), default="digits")
+ap.add_argument("--pidfile", default=None)
 args = ap.parse_args()
 
 W, H = 7, 6
@@ -220,6 +225,13 @@ def main():
                 continue
             if args.mode == "crash" and gos >= args.after:
                 sys.exit(3)
+            if args.mode == "orphan" and gos >= args.after:
+                # the child inherits stdin and stdout: the referee sees no end of output
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+                if args.pidfile:
+                    with open(args.pidfile, "w") as fh:
+                        fh.write(str(child.pid))
+                os._exit(3)
             if args.mode == "hang" and gos >= args.after:
                 while True:
                     time.sleep(60)
