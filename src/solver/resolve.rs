@@ -25,6 +25,8 @@ pub(super) struct Open<const W: usize, const H: usize, B: Bitboard> {
     pub(super) same: bool,
     /// Its non-losing moves (at least two).
     pub(super) next: B,
+    /// The cells where its opponent (the side that moved last) would connect four.
+    pub(super) opp_win: B,
     /// The most its side to move can get ([`Solver::upper_bound`]).
     pub(super) max: i32,
     pub(super) key: B,
@@ -42,7 +44,20 @@ impl Solver {
     #[inline(always)]
     pub(super) fn resolve<const W: usize, const H: usize, B: Bitboard>(
         &self,
+        p: Position<W, H, B>,
+        alpha: i32,
+        beta: i32,
+    ) -> Resolved<W, H, B> {
+        self.resolve_with(p, p.opponent_winning_cells(), alpha, beta)
+    }
+
+    /// [`Solver::resolve`], given `p`'s [`Position::opponent_winning_cells`]: a node has
+    /// computed them for its children's move order already.
+    #[inline(always)]
+    pub(super) fn resolve_with<const W: usize, const H: usize, B: Bitboard>(
+        &self,
         mut p: Position<W, H, B>,
+        mut opp_win: B,
         mut alpha: i32,
         mut beta: i32,
     ) -> Resolved<W, H, B> {
@@ -51,7 +66,6 @@ impl Solver {
         let out = |same: bool, v: i32| Resolved::Value(if same { v } else { -v });
         loop {
             let moves = p.moves() as i32;
-            let opp_win = p.opponent_winning_cells();
             let next = p.non_losing_moves_against(opp_win);
             if next.is_zero() {
                 // every move lets the opponent connect four with its next disc
@@ -79,6 +93,7 @@ impl Solver {
             if (next & (next - B::ONE)).is_zero() {
                 // the only move that does not lose at once: the position's value is its child's
                 p.play(next);
+                opp_win = p.opponent_winning_cells();
                 (alpha, beta) = (-beta, -alpha);
                 same = !same;
                 continue;
@@ -97,6 +112,7 @@ impl Solver {
                 p,
                 same,
                 next,
+                opp_win,
                 max,
                 key,
                 mirrored,

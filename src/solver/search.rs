@@ -216,7 +216,7 @@ impl Solver {
         let mut best_col = None;
         let mut ends = [None; W];
         // our threats right above an opponent threat can never be played first
-        let opp_threats = p.opponent_winning_cells();
+        let opp_threats = open.opp_win;
         let mut sorter = MoveSorter::<B, W>::new();
         let order = column_order::<W>();
         if (moves as u32) + 1 < self.near_plies {
@@ -234,7 +234,11 @@ impl Solver {
             if bit.is_zero() {
                 continue;
             }
-            match self.resolve(p.after(bit), -beta, -alpha) {
+            // the cells where we connect four after the move: the child's opponent threats, and
+            // what the move order counts
+            let mask = p.mask() | bit;
+            let ours = Position::<W, H, B>::winning_cells(p.current() | bit, mask);
+            match self.resolve_with(p.after(bit), ours, -beta, -alpha) {
                 Resolved::Value(v) => {
                     let s = -v;
                     if s > best {
@@ -253,9 +257,7 @@ impl Solver {
             // The threats the move leaves us, and again those a disc above a playable cell,
             // which zugzwang most often turns into wins (measured: a weight for threats the
             // opponent must answer at once made ordering worse). The table's move breaks ties.
-            let mask = p.mask() | bit;
-            let threats =
-                Position::<W, H, B>::winning_cells(p.current() | bit, mask) & !(opp_threats << 1);
+            let threats = ours & !(opp_threats << 1);
             let playable = (mask + Geometry::<W, H, B>::bottom()) & Geometry::<W, H, B>::board();
             let score = (4 * (threats.count_ones() + (threats & (playable << 1)).count_ones())
                 + u32::from(Some(col) == tt_move)) as i32;
