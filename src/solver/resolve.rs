@@ -2,12 +2,11 @@
 //! moves played through, a loss to the opponent's next disc, a full board, the discs left, and
 //! the row parity (Allis' claimeven and odd threats); the table's bounds.
 
-use super::keys::key_of;
+use super::keys::{column_cells, key_of};
 use super::Solver;
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 use crate::score;
-use crate::tt::Entry;
 
 /// What static resolution made of a position (see [`Solver::resolve`]).
 pub(super) enum Resolved<const W: usize, const H: usize, B: Bitboard> {
@@ -25,11 +24,18 @@ pub(super) struct Open<const W: usize, const H: usize, B: Bitboard> {
     pub(super) same: bool,
     /// Its non-losing moves (at least two).
     pub(super) next: B,
+    /// The cells where its opponent (the side that moved last) would connect four.
+    pub(super) opp_win: B,
     /// The most its side to move can get ([`Solver::upper_bound`]).
     pub(super) max: i32,
     pub(super) key: B,
     pub(super) mirrored: bool,
-    pub(super) entry: Option<Entry>,
+    /// The table's bounds on its score (`i32::MIN` and `i32::MAX` without an entry) and its
+    /// move, in the orientation of `key`: only what the search reads, to keep `Open` small
+    /// (a node keeps one per child).
+    pub(super) lower: i32,
+    pub(super) upper: i32,
+    pub(super) best_move: Option<u8>,
 }
 
 impl Solver {
@@ -42,7 +48,22 @@ impl Solver {
     #[inline(always)]
     pub(super) fn resolve<const W: usize, const H: usize, B: Bitboard>(
         &self,
+        p: Position<W, H, B>,
+        alpha: i32,
+        beta: i32,
+    ) -> Resolved<W, H, B> {
+        self.resolve_with(p, p.opponent_winning_cells(), None, alpha, beta)
+    }
+
+    /// [`Solver::resolve`], given `p`'s [`Position::opponent_winning_cells`] and, where known,
+    /// its table key ([`key_of`]): a node has computed them for its children's move order and
+    /// prefetches already.
+    #[inline(always)]
+    pub(super) fn resolve_with<const W: usize, const H: usize, B: Bitboard>(
+        &self,
         mut p: Position<W, H, B>,
+        mut opp_win: B,
+        mut key: Option<(B, bool)>,
         mut alpha: i32,
         mut beta: i32,
     ) -> Resolved<W, H, B> {
@@ -51,7 +72,6 @@ impl Solver {
         let out = |same: bool, v: i32| Resolved::Value(if same { v } else { -v });
         loop {
             let moves = p.moves() as i32;
-            let opp_win = p.opponent_winning_cells();
             let next = p.non_losing_moves_against(opp_win);
             if next.is_zero() {
                 // every move lets the opponent connect four with its next disc
@@ -79,28 +99,34 @@ impl Solver {
             if (next & (next - B::ONE)).is_zero() {
                 // the only move that does not lose at once: the position's value is its child's
                 p.play(next);
+                opp_win = p.opponent_winning_cells();
+                key = None;
                 (alpha, beta) = (-beta, -alpha);
                 same = !same;
                 continue;
             }
-            let (key, mirrored) = key_of(&p);
-            let entry = self.table_for(moves as u32).probe(key);
-            if let Some(e) = entry {
+            let (key, mirrored) = key.unwrap_or_else(|| key_of(&p));
+            let (mut lower, mut upper, mut best_move) = (i32::MIN, i32::MAX, None);
+            if let Some(e) = self.table_for(moves as u32).probe(key) {
                 if e.lower >= beta {
                     return out(same, e.lower);
                 }
                 if e.upper <= alpha {
                     return out(same, e.upper);
                 }
+                (lower, upper, best_move) = (e.lower, e.upper, e.best_move);
             }
             return Resolved::Search(Open {
                 p,
                 same,
                 next,
+                opp_win,
                 max,
                 key,
                 mirrored,
-                entry,
+                lower,
+                upper,
+                best_move,
             });
         }
     }
@@ -168,7 +194,7 @@ impl Solver {
         let (mut above, mut most) = (B::ZERO, 0);
         while !threats.is_zero() {
             let t = threats.lowest();
-            let col = Geometry::<W, H, B>::column_mask(t.trailing_zeros() as usize / (H + 1));
+            let col = column_cells::<W, H, B>(t.trailing_zeros() as usize / (H + 1));
             let cells = col & !((t << 1) - B::ONE);
             above |= cells;
             most = most.max(cells.count_ones() as i32);
@@ -209,7 +235,7 @@ impl Solver {
         let elsewhere = opp_win & !mover_rows & !possible;
         while !odd.is_zero() {
             let t = odd.lowest();
-            let col = Geometry::<W, H, B>::column_mask(t.trailing_zeros() as usize / (H + 1));
+            let col = column_cells::<W, H, B>(t.trailing_zeros() as usize / (H + 1));
             odd &= !col;
             // a column with an odd number of empty cells has its playable cell off the mover rows
             if !(possible & col & mover_rows).is_zero() {
