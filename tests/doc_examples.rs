@@ -371,7 +371,12 @@ fn the_levels_examples_run_as_written() {
 
 #[test]
 fn the_examples_that_cannot_run_here_are_accounted_for() {
-    for file in ["docs/serve.md", "docs/python.md", "docs/study/README.md", "docs/talk.md"] {
+    for file in [
+        "docs/serve.md",
+        "docs/python.md",
+        "docs/study/README.md",
+        "docs/talk.md",
+    ] {
         run_file(file);
     }
 }
@@ -395,7 +400,12 @@ fn every_page_with_examples_is_documented() {
         }
     }
     for page in pages {
-        let rel = page.strip_prefix(root()).unwrap().to_str().unwrap().to_string();
+        let rel = page
+            .strip_prefix(root())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         let has_examples = !commands(&std::fs::read_to_string(&page).unwrap()).is_empty();
         assert!(
             !has_examples || DOCUMENTED.contains(&rel.as_str()),
