@@ -40,7 +40,7 @@ export class VierEngine {
     const init = this.module
       ? { module: this.module, bookBytes: this.bookBytes }
       : { wasm: this.source.wasm, book: this.source.book };
-    return this.#send("init", init).then((result) => result);
+    return this.#send("init", init);
   }
 
   #send(op, params, onProgress) {
@@ -105,8 +105,9 @@ export class VierEngine {
   }
 
   // Ends whatever runs (see above) and starts a fresh worker; the promise is the new
-  // worker's readiness.
+  // worker's readiness. An idle worker is kept, with what its tables learnt.
   stop() {
+    if (this.pending.size === 0) return this.ready;
     this.worker.terminate();
     this.restarts++;
     for (const p of this.pending.values()) {

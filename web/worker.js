@@ -46,8 +46,10 @@ async function init(msg) {
   module = msg.module ?? (await compile(await fetchBytes(msg.wasm ?? "vier.wasm.gz")));
   bookBytes = msg.bookBytes ?? (msg.book ? (await gunzip(await fetchBytes(msg.book))).buffer : null);
   await start();
-  // the page keeps both for the next worker (a copy of the book: 2 MB, once)
-  return { result: { book: bookInfo }, module, bookBytes };
+  // the page keeps both for the next worker (a copy of the book: 2 MB, once); what the worker
+  // fetched is in its own performance timeline, not the page's: it is listed for the page
+  const fetched = performance.getEntriesByType("resource").map((e) => e.name);
+  return { result: { book: bookInfo, fetched }, module, bookBytes };
 }
 
 async function handle(msg) {
