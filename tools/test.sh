@@ -3,9 +3,11 @@
 # missing, then runs `cargo test --no-fail-fast` (arguments go to cargo test).
 #
 # Debian packages: fairy-stockfish (the referee's tests play it), parallel (GNU parallel: the
-# book's shard tests), chromium and chromium-driver (the browser tests of `vier gui`), and
-# python3-venv where python3 lacks ensurepip (tests/python_package.rs builds the Python package
-# into a virtual environment; maturin, pytest and pettingzoo come from PyPI into it).
+# book's shard tests), chromium and chromium-driver (the browser tests of `vier gui`), nodejs
+# (tests/web.rs runs the engine's WebAssembly module in node), and python3-venv where python3
+# lacks ensurepip (tests/python_package.rs builds the Python package into a virtual
+# environment; maturin, pytest and pettingzoo come from PyPI into it). The Rust target
+# wasm32-unknown-unknown (the page's engine, tests/web.rs) is added with rustup.
 # Python packages, for the python3 the tests will run (the first on PATH, e.g. pyenv's):
 # selenium (browser tests) and matplotlib (the study's plots), from Debian (python3-selenium,
 # python3-matplotlib) when that python3 is Debian's own, else with its pip.
@@ -41,6 +43,11 @@ if ! apt-cache show chromium >/dev/null 2>&1 && apt-cache show chromium-browser 
 fi
 { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } || apt_missing+=("${browser_pkgs[0]}")
 command -v chromedriver >/dev/null || apt_missing+=("${browser_pkgs[1]}")
+command -v node >/dev/null || apt_missing+=(nodejs)
+wasm_missing=false
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    wasm_missing=true
+fi
 
 # the Python modules, for the python3 that `cargo test` will start
 py_missing=()
@@ -70,6 +77,10 @@ if [ ${#sudo[@]} -gt 0 ] && ! sudo -n true 2>/dev/null; then
     can_root=false
 fi
 
+if $wasm_missing; then
+    say "missing for the tests: the Rust target wasm32-unknown-unknown"
+    ! $check_only || say "install with: rustup target add wasm32-unknown-unknown"
+fi
 if [ ${#apt_missing[@]} -gt 0 ] || [ ${#pip_missing[@]} -gt 0 ]; then
     say "missing for the tests:" "${apt_missing[@]}" "${pip_missing[@]}"
     if $check_only || { [ ${#apt_missing[@]} -gt 0 ] && ! $can_root; }; then
@@ -82,6 +93,7 @@ if [ ${#apt_missing[@]} -gt 0 ] || [ ${#pip_missing[@]} -gt 0 ]; then
 fi
 
 if $check_only; then
+    ! $wasm_missing || exit 1
     say "nothing is missing"
     exit 0
 fi
@@ -92,6 +104,10 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
     "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 \
         install -y -qq "${apt_missing[@]}" >/dev/null
+fi
+if $wasm_missing; then
+    say "adding the Rust target wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
 fi
 if [ ${#pip_missing[@]} -gt 0 ]; then
     say "installing for $(command -v python3): ${pip_missing[*]}"
