@@ -376,9 +376,9 @@ impl PositionJob for Ask<'_> {
         Ok(match q {
             Question::Solve { weak: false } => Answer::Score(s.solve(&p)?),
             Question::Solve { weak: true } => Answer::Score(s.solve_weak(&p)?),
-            Question::Analyse { weak } => Answer::Columns(s.analyze(&p, weak)?),
+            Question::Analyse { weak } => Answer::Columns(s.analyse(&p, weak)?),
             Question::BestMove => Answer::Best(s.best_move(&p)?),
-            Question::AnalyseWithin(budget) => Answer::Columns(s.analyze_within(&p, budget)),
+            Question::AnalyseWithin(budget) => Answer::Columns(s.analyse_within(&p, budget)),
         })
     }
 }

@@ -20,6 +20,7 @@
 //! smaller; the top level sees every proven result and only hesitates between moves of about
 //! the same heuristic value. The move is always one of the columns given: never illegal.
 
+use crate::rng::Rng;
 use crate::score::Score;
 use crate::search::{Line, SearchLimits};
 
@@ -127,29 +128,6 @@ pub const ELO: [u32; LEVELS.len() + 1] = [537, 692, 883, 1035, 1223, 1496, 1736,
 pub fn skill_for_elo(elo: u64) -> u64 {
     let below = ELO.iter().filter(|&&e| u64::from(e) <= elo).count() as u64;
     below.max(1)
-}
-
-/// A small, fast, seedable generator (SplitMix64): the level's only source of chance.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// The seed of one move: the game's seed mixed with the position, so that the same seed and

@@ -1,29 +1,30 @@
 //! vier: a Connect Four engine.
 //!
-//! Modules by concern, from the ground up:
+//! Modules by concern, from the ground up (docs/architecture.md draws the layers, and
+//! `tests/layers.rs` holds the code to them):
 //!
-//! - [`board`]: the rules on bitboards of every supported size, notation, perft;
-//! - [`score`]: the score encoding (exact score, winning disc, `mate N`, moves left, WDL);
-//! - [`tt`]: the transposition table; [`ordering`]: move ordering; [`eval`]: the heuristic
-//!   evaluation at the search's horizon;
-//! - [`solver`]: the exact solver; [`search`]: the time-limited searcher (iterative deepening,
-//!   with the solver interleaved), told which techniques to use; [`study`]: the study's levels,
-//!   values of those techniques;
-//! - [`time`]: time management (a typed limit in, deadlines out); [`control`]: the one stop
-//!   rule the searcher and the solver poll;
-//! - [`book`]: the opening book's files and lookups (format, shards, the choice of book), below
-//!   the solver; `book_build`: making and choosing books with the solver, above it (offline
-//!   code: compiled with the `book-build` feature only);
-//! - [`protocol`]: the UCI-style line protocol of protocol.md, and `vier bench`'s deterministic
-//!   node-count signature of the whole engine through the protocol's path;
-//! - [`levels`]: strength levels, a weaker player's choice among the engine's values of the
-//!   columns (above the search, below the fronts);
-//! - [`gui`]: `vier gui`, a local web server that plays and analyses in the browser, talking to
-//!   an engine process over the protocol;
-//! - [`api`]: the engine with the board size chosen at run time, for the Python package and
-//!   [`serve`], the HTTP solve endpoint in the shape of Pons' web solver (`vier serve`, `vier gui`);
-//! - [`cli`]: the subcommands people run (`vier play`, `solve`, `book`, `perft`), thin layers
-//!   of input and output over the rest.
+//! - [`rng`]: SplitMix64, the one mixer and seedable generator; [`bits`]: the bitboard type
+//!   and the one registry of sizes; [`notation`]: how move strings write columns;
+//! - [`board`]: the rules on bitboards of every size, positions as text, perft, and
+//!   [`board::AnyPosition`] with [`board::SizedJob`]: the one way from a run-time size to typed
+//!   code;
+//! - [`score`]: the score encoding; [`tt`], [`ordering`], [`eval`]: the table, move order, the
+//!   heuristic at the search's horizon;
+//! - [`time`]: a typed limit in, deadlines out; [`clock`]: the host's clock; [`control`]: the
+//!   one stop rule the searcher and the solver poll;
+//! - [`book`]: the opening book's files and lookups, below the solver; [`solver`]: the exact
+//!   solver; [`search`]: the time-limited searcher with the solver interleaved;
+//! - [`study`]: the study's search levels; [`levels`]: skill levels, a weaker player's choice
+//!   among the engine's values of the columns;
+//! - [`engine`]: the engine service every front end calls (a move with its progress, exact
+//!   answers within a budget); `book_build`: making books (the `book-build` feature);
+//! - the front ends, with the `native` feature: [`serve`] (HTTP `/solve`), [`protocol`] (the
+//!   line protocol and `vier bench`), [`cli`] (`vier play`, `solve`, `book`, `perft`) and
+//!   [`gui`] (`vier gui`; its game state machine also builds alone, with `page`, for the page
+//!   in the browser).
+//!
+//! Without the default features the crate is the engine core alone (no clap, axum, tokio or
+//! threads), and builds for `wasm32-unknown-unknown`.
 
 pub mod bits;
 pub mod board;
@@ -36,13 +37,14 @@ pub mod clock;
 pub mod control;
 pub mod engine;
 pub mod eval;
-#[cfg(feature = "native")]
+#[cfg(feature = "page")]
 pub mod gui;
 pub mod levels;
 pub mod notation;
 pub mod ordering;
 #[cfg(feature = "native")]
 pub mod protocol;
+pub mod rng;
 pub mod score;
 pub mod search;
 #[cfg(feature = "native")]

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use vier::board::{Position, Size};
 use vier::book::journal::journal_path;
-use vier::book::{checksum, image_checksum, key_as, position_from_key, Book, BookError};
+use vier::book::{checksum, image_checksum, key_as, position_from_key, Book, BookError, FileKind};
 use vier::book_build::build::{build, enumerate, solve_entry, verify, BuildOptions};
 use vier::control::SearchControl;
 use vier::ordering::column_order;
@@ -478,13 +478,18 @@ fn damaged_files_are_refused_with_a_reason() {
     ));
     assert_eq!(
         Book::from_bytes(b"PNG\x89 this is no book at all"),
-        Err(BookError::BadMagic)
+        Err(BookError::BadMagic {
+            file: FileKind::Book
+        })
     );
     let mut version = good.clone();
     version[8] = 9;
     assert_eq!(
         Book::from_bytes(&version),
-        Err(BookError::UnsupportedVersion(9))
+        Err(BookError::UnsupportedVersion {
+            file: FileKind::Book,
+            version: 9
+        })
     );
     // every header byte is covered: a book that claims another depth or count is refused
     for at in [11, 12] {
@@ -538,7 +543,10 @@ fn damaged_files_are_refused_with_a_reason() {
     resum(&mut swapped);
     assert_eq!(
         Book::from_bytes(&swapped),
-        Err(BookError::Unsorted { index: i + 1 })
+        Err(BookError::Unsorted {
+            file: FileKind::Book,
+            index: i + 1
+        })
     );
     let packed = |bytes: &[u8], i: usize| {
         let mut b = [0u8; 16];
@@ -556,6 +564,7 @@ fn damaged_files_are_refused_with_a_reason() {
     assert_eq!(
         Book::from_bytes(&score),
         Err(BookError::BadScore {
+            file: FileKind::Book,
             index: 0,
             score: 11
         })
@@ -571,6 +580,7 @@ fn damaged_files_are_refused_with_a_reason() {
     assert_eq!(
         Book::from_bytes(&best),
         Err(BookError::BadMove {
+            file: FileKind::Book,
             index: 1,
             column: 0
         })

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use vier::board::Size;
 use vier::book::journal::journal_path;
-use vier::book::shard::{shard_of, Shard, ShardError, ShardSpec};
-use vier::book::{key_discs, position_from_key, Book, Entry};
+use vier::book::shard::{shard_of, Shard, ShardSpec};
+use vier::book::{key_discs, position_from_key, Book, BookError, Entry, FileKind};
 use vier::book_build::build::{
     build, build_shard, enumerate, merge, BuildOptions, MergeError, MergeOptions,
 };
@@ -456,7 +456,10 @@ fn shards_that_do_not_belong_together_are_refused() {
     assert!(matches!(
         e,
         MergeError::Damaged {
-            error: ShardError::Io(_),
+            error: BookError::Io {
+                file: FileKind::Shard,
+                ..
+            },
             ..
         }
     ));

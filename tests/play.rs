@@ -192,7 +192,7 @@ fn check_hint_with<const W: usize, const H: usize>(extra: &[&str], size: &str, m
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
     let p = Position::<W, H>::from_moves(moves).unwrap();
-    let scores = Solver::new(16).analyze(&p, false).unwrap();
+    let scores = Solver::new(16).analyse(&p, false).unwrap();
     let best = scores.iter().flatten().max().copied();
     let start = text.find("hint: exact values for you").expect("a hint");
     let lines: Vec<&str> = text[start..].lines().skip(1).take(W).collect();

@@ -78,7 +78,7 @@ fn check_against_minimax_threads<const W: usize, const H: usize>(
         assert_eq!(solver.solve(&p).unwrap(), truth, "strong {p:?}");
         assert_eq!(solver.solve_weak(&p).unwrap(), outcome(truth), "weak {p:?}");
         // every column's score is the negated score of the child
-        let cols = solver.analyze(&p, false).unwrap();
+        let cols = solver.analyse(&p, false).unwrap();
         for (c, s) in cols.iter().enumerate() {
             let expected = (p.can_play(c) && !p.is_game_over()).then(|| {
                 let mut q = p;
@@ -124,10 +124,10 @@ fn same_over_128_bits<const W: usize, const H: usize>(count: usize, min_discs: u
         assert_eq!(wide.solve_weak(&q).unwrap(), narrow.solve_weak(&p).unwrap());
         assert_eq!(wide.nodes(), narrow.nodes(), "weak {p:?}");
         assert_eq!(
-            wide.analyze(&q, false).unwrap(),
-            narrow.analyze(&p, false).unwrap()
+            wide.analyse(&q, false).unwrap(),
+            narrow.analyse(&p, false).unwrap()
         );
-        assert_eq!(wide.nodes(), narrow.nodes(), "analyze {p:?}");
+        assert_eq!(wide.nodes(), narrow.nodes(), "analyse {p:?}");
     }
 }
 
@@ -290,7 +290,7 @@ fn empty_board_7x6() {
     let p = Position::<7, 6>::new();
     assert_eq!(solver.solve(&p).unwrap(), 1);
     let cols: Vec<i32> = solver
-        .analyze(&p, false)
+        .analyse(&p, false)
         .unwrap()
         .into_iter()
         .map(|s| s.unwrap())

@@ -61,14 +61,14 @@
 //! in shards writes shard files first, with their own header and version-2 entries: their bytes
 //! are drawn in [`super::shard`].
 
+use super::error::{BookError, FileKind};
+pub use super::error::{MAGIC, VERSION};
 use crate::bits::Bitboard;
 use crate::board::Position;
 use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-
-pub const MAGIC: &[u8; 8] = b"VIERBOOK";
 
 /// A key as a book holds it, in memory and at its interface: wide enough for every registered
 /// board (80 bits at most), so one `Book` type serves them all and a file needs no width of its
@@ -77,7 +77,6 @@ pub const MAGIC: &[u8; 8] = b"VIERBOOK";
 /// book's boundary; a lookup widens a `u64` key for free. Packed in the file, a key takes its
 /// board's `W*(H+1)` bits, whatever this type: the format does not depend on it.
 pub type BookKey = u128;
-pub const VERSION: u8 = 4;
 const HEADER: usize = 24;
 /// A bucket table of more than 2^24 buckets (64 MiB) is refused as damage.
 const MAX_BUCKET_BITS: u32 = 24;
@@ -88,123 +87,6 @@ const MAX_BUCKET_BITS: u32 = 24;
 static EMBEDDED_BYTES: &[u8] = include_bytes!("../../book/7x6.book");
 #[cfg(not(feature = "embedded-book"))]
 static EMBEDDED_BYTES: &[u8] = &[];
-
-/// Why a book could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BookError {
-    Io(String),
-    /// Shorter than its header, or than the header says.
-    Truncated {
-        expected: usize,
-        found: usize,
-    },
-    /// Longer than the header says.
-    TrailingBytes {
-        expected: usize,
-        found: usize,
-    },
-    BadMagic,
-    UnsupportedVersion(u8),
-    /// A version before the header was checksummed (1 to 3).
-    OldVersion(u8),
-    /// The board size in the header is not one vier plays.
-    BadSize {
-        width: u8,
-        height: u8,
-    },
-    /// The entries do not match the checksum in the header.
-    Checksum {
-        stored: u64,
-        computed: u64,
-    },
-    /// Entry `index` is out of order (keys must be strictly ascending).
-    Unsorted {
-        index: usize,
-    },
-    /// Entry `index` has a score no position of this size can have.
-    BadScore {
-        index: usize,
-        score: i32,
-    },
-    /// Entry `index` has a best move that is no column of the board.
-    BadMove {
-        index: usize,
-        column: u8,
-    },
-    /// The bucket count is more than the format allows for the board (version 3).
-    BadBucketBits(u8),
-    /// The bucket table starts past 0, goes back, or past the entry count at `bucket`.
-    BadBuckets {
-        bucket: usize,
-    },
-}
-
-impl fmt::Display for BookError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BookError::Io(e) => write!(f, "cannot read the book: {e}"),
-            BookError::Truncated { expected, found } => write!(
-                f,
-                "the book is truncated: {found} bytes, its header needs {expected}"
-            ),
-            BookError::TrailingBytes { expected, found } => write!(
-                f,
-                "the book has {found} bytes, its header says {expected}: trailing garbage"
-            ),
-            BookError::BadMagic => {
-                write!(f, "not a vier book (the file does not start with VIERBOOK)")
-            }
-            BookError::UnsupportedVersion(v) => {
-                write!(
-                    f,
-                    "book format version {v} is not supported (this vier reads version {VERSION})"
-                )
-            }
-            BookError::OldVersion(v) => write!(
-                f,
-                "book format version {v} is no longer read: its checksum does not cover its \
-                 header (size, depth, count), version {VERSION}'s does; rebuild the book, or \
-                 convert a version-3 book with tools/book_upgrade.py"
-            ),
-            BookError::BadSize { width, height } => {
-                write!(
-                    f,
-                    "the book is for a {width}x{height} board, which vier does not play"
-                )
-            }
-            BookError::Checksum { stored, computed } => write!(
-                f,
-                "the book is corrupt: checksum {computed:016x}, the header says {stored:016x}"
-            ),
-            BookError::Unsorted { index } => {
-                write!(f, "the book is corrupt: entry {index} is out of order")
-            }
-            BookError::BadScore { index, score } => {
-                write!(
-                    f,
-                    "the book is corrupt: entry {index} has the impossible score {score}"
-                )
-            }
-            BookError::BadMove { index, column } => {
-                write!(
-                    f,
-                    "the book is corrupt: entry {index} has the impossible best move {column}"
-                )
-            }
-            BookError::BadBucketBits(bits) => {
-                write!(f, "the book is corrupt: {bits} bucket bits are too many")
-            }
-            BookError::BadBuckets { bucket } => {
-                write!(
-                    f,
-                    "the book is corrupt: its bucket table is out of order at bucket {bucket}"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for BookError {}
 
 /// FNV-1a, 64 bits: enough to catch corruption, not meant against forgery.
 pub fn checksum(bytes: &[u8]) -> u64 {
@@ -291,7 +173,9 @@ pub(crate) fn entry_bytes(width: usize, height: usize, with_moves: bool) -> usiz
 /// Reads an entry table (its length a whole number of entries, checked by the caller), checking
 /// that keys ascend strictly, every score is possible on the board and every best move is a
 /// column (`with_moves`: the table has the move byte of version 2, which must name a column).
+/// Errors name `file`.
 pub(crate) fn decode_entries(
+    file: FileKind,
     body: &[u8],
     width: usize,
     height: usize,
@@ -309,10 +193,11 @@ pub(crate) fn decode_entries(
         let key = BookKey::from_le_bytes(k);
         let score = e[kb] as i8;
         if keys.last().is_some_and(|&last| last >= key) {
-            return Err(BookError::Unsorted { index });
+            return Err(BookError::Unsorted { file, index });
         }
         if (score as i32).abs() > max {
             return Err(BookError::BadScore {
+                file,
                 index,
                 score: score as i32,
             });
@@ -320,6 +205,7 @@ pub(crate) fn decode_entries(
         let best = if with_moves { e[kb + 1] } else { 0 };
         if with_moves && (best == 0 || best as usize > width) {
             return Err(BookError::BadMove {
+                file,
                 index,
                 column: best,
             });
@@ -487,7 +373,10 @@ impl Packing {
         let (mut last, mut most) = (None, 0);
         for (index, (key, code)) in self.codes(body, count).enumerate() {
             if last.is_some_and(|last| last >= key) {
-                return Err(BookError::Unsorted { index });
+                return Err(BookError::Unsorted {
+                    file: FileKind::Book,
+                    index,
+                });
             }
             last = Some(key);
             // a code with spare bits set is wider than 64 bits: divided whole, it reads as an
@@ -495,12 +384,17 @@ impl Packing {
             let score = (code / width).min(i32::MAX as u128) as i64 - self.max_score as i64;
             if score > self.max_score as i64 {
                 return Err(BookError::BadScore {
+                    file: FileKind::Book,
                     index,
                     score: score as i32,
                 });
             }
             if code % width == 0 {
-                return Err(BookError::BadMove { index, column: 0 });
+                return Err(BookError::BadMove {
+                    file: FileKind::Book,
+                    index,
+                    column: 0,
+                });
             }
             most = most.max(key_discs(key, self.width, height));
         }
@@ -661,6 +555,7 @@ impl Book {
     /// shorter file), or why `head` is no book's start.
     fn expected_len(head: &[u8]) -> Result<usize, BookError> {
         let truncated = |expected| BookError::Truncated {
+            file: FileKind::Book,
             expected,
             found: head.len(),
         };
@@ -668,10 +563,14 @@ impl Book {
             if head.len() < 8 || &head[..8] == MAGIC {
                 return Err(truncated(HEADER));
             }
-            return Err(BookError::BadMagic);
+            return Err(BookError::BadMagic {
+                file: FileKind::Book,
+            });
         }
         if &head[..8] != MAGIC {
-            return Err(BookError::BadMagic);
+            return Err(BookError::BadMagic {
+                file: FileKind::Book,
+            });
         }
         let version = head[8];
         let (width, height) = (head[9], head[10]);
@@ -679,7 +578,10 @@ impl Book {
             return Err(BookError::OldVersion(version));
         }
         if version != VERSION {
-            return Err(BookError::UnsupportedVersion(version));
+            return Err(BookError::UnsupportedVersion {
+                file: FileKind::Book,
+                version,
+            });
         }
         if crate::board::Size::new(width as usize, height as usize).is_err() {
             return Err(BookError::BadSize { width, height });
@@ -701,12 +603,14 @@ impl Book {
         let expected = Book::expected_len(&bytes)?;
         if bytes.len() < expected {
             return Err(BookError::Truncated {
+                file: FileKind::Book,
                 expected,
                 found: bytes.len(),
             });
         }
         if bytes.len() > expected {
             return Err(BookError::TrailingBytes {
+                file: FileKind::Book,
                 expected,
                 found: bytes.len(),
             });
@@ -717,7 +621,11 @@ impl Book {
         let stored = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
         let computed = image_checksum(&bytes);
         if computed != stored {
-            return Err(BookError::Checksum { stored, computed });
+            return Err(BookError::Checksum {
+                file: FileKind::Book,
+                stored,
+                computed,
+            });
         }
         let body = &bytes[HEADER..];
         let packing =
@@ -739,7 +647,7 @@ impl Book {
     /// do not name the file: callers say which file they read.
     pub fn load(path: &Path) -> Result<Book, BookError> {
         use std::io::Read;
-        let io = |e: std::io::Error| BookError::Io(e.to_string());
+        let io = |e| BookError::io(FileKind::Book, e);
         let mut f = std::fs::File::open(path).map_err(io)?;
         let mut bytes = Vec::new();
         (&mut f)
@@ -756,17 +664,7 @@ impl Book {
             .take((expected + 1).saturating_sub(bytes.len()) as u64)
             .read_to_end(&mut bytes)
             .map_err(io)?;
-        Book::read(Cow::Owned(bytes)).map_err(|e| match e {
-            BookError::TrailingBytes { expected, found } => BookError::TrailingBytes {
-                expected,
-                found: f
-                    .metadata()
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map_or(found, |m| m.len() as usize),
-            },
-            e => e,
-        })
+        Book::read(Cow::Owned(bytes)).map_err(|e| e.with_file_len(&f))
     }
 
     /// The book built into the binary (parsed once, shared); `None` only if it does not parse,
@@ -780,9 +678,10 @@ impl Book {
     /// The embedded book's parse result, for the test that it parses.
     pub fn embedded_result() -> Result<Book, BookError> {
         if EMBEDDED_BYTES.is_empty() {
-            return Err(BookError::Io(
-                "this build has no built-in book (the embedded-book feature is off)".into(),
-            ));
+            return Err(BookError::Io {
+                file: FileKind::Book,
+                why: "this build has no built-in book (the embedded-book feature is off)".into(),
+            });
         }
         Book::read(Cow::Borrowed(EMBEDDED_BYTES))
     }

@@ -4,15 +4,18 @@
 //! lookups only.
 //!
 //! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book,
-//! [`shard`] a shard file of a build in pieces (its bytes are drawn there), [`journal`] the file
-//! that keeps a build resumable, [`openings`] picks balanced openings from a book, and [`open`]
-//! is the one place that chooses the book a command uses: the built-in one, a file, or none.
+//! [`shard`] a shard file of a build in pieces (its bytes are drawn there), [`error`] why either
+//! could not be read, [`journal`] the file that keeps a build resumable, [`openings`] picks
+//! balanced openings from a book, and [`open`] is the one place that chooses the book a command
+//! uses: the built-in one, a file, or none.
 
+pub mod error;
 pub mod format;
 pub mod journal;
 pub mod openings;
 pub mod shard;
 
+pub use error::{BookError, FileKind};
 pub use format::*;
 
 use std::fmt;
@@ -58,7 +61,10 @@ pub fn open(source: &BookSource) -> Result<Option<Arc<Book>>, BookError> {
             Some(b) => Ok(Some(b)),
             None => Err(Book::embedded_result()
                 .err()
-                .unwrap_or_else(|| BookError::Io("the built-in book does not parse".into()))),
+                .unwrap_or_else(|| BookError::Io {
+                    file: FileKind::Book,
+                    why: "the built-in book does not parse".into(),
+                })),
         },
         BookSource::File(path) => Book::load(path).map(|b| Some(Arc::new(b))),
     }

@@ -34,20 +34,18 @@
 //! A shard file is written only when its part is complete (until then the build's journal
 //! holds the work); the checksum also covers the header, so a damaged K or N is caught.
 
+use super::error::{BookError, FileKind};
 use super::format::{
-    checksum, decode_entries, encode_entries, entry_bytes, position_from_key, BookError, BookKey,
-    Entry,
+    checksum, decode_entries, encode_entries, entry_bytes, position_from_key, BookKey, Entry,
 };
 use crate::bits::Bitboard;
 use crate::board::{Position, Size};
+use crate::rng::splitmix64;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
-pub const SHARD_MAGIC: &[u8; 8] = b"VIERSHRD";
-/// Version 2 added the best moves; version-1 shards are refused (merge them with the vier that
-/// made them).
-pub const SHARD_VERSION: u8 = 2;
+pub use super::error::{SHARD_MAGIC, SHARD_VERSION};
 const SHARD_HEADER: usize = 36;
 
 /// Which part of a build: shard `index` of `count`.
@@ -101,19 +99,12 @@ impl fmt::Display for ShardSpec {
     }
 }
 
-/// The splitmix64 finalizer: a bijection of u64 that spreads every input bit over the output.
-pub(crate) fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The shard of `count` that holds the position with this symmetric key (see the module
 /// documentation: its grandparent's key, mixed). A key of more than 64 bits is folded to 64
 /// first ([`Bitboard::fold64`]), which leaves a 64-bit key as it is.
 pub fn shard_of<const W: usize, const H: usize, B: Bitboard>(key: B, count: u32) -> u32 {
     let grandparent = canonical_parent::<W, H, B>(canonical_parent::<W, H, B>(key));
-    (mix64(grandparent.fold64()) % count.max(1) as u64) as u32
+    (splitmix64(grandparent.fold64()) % count.max(1) as u64) as u32
 }
 
 /// The symmetric key of the position before the last mover's top disc in the leftmost column
@@ -135,85 +126,6 @@ fn canonical_parent<const W: usize, const H: usize, B: Bitboard>(key: B) -> B {
             parent.symmetric_key().0
         })
 }
-
-/// Why a shard file could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ShardError {
-    Io(String),
-    /// Shorter than its header, or than the header says.
-    Truncated {
-        expected: usize,
-        found: usize,
-    },
-    /// Longer than the header says.
-    TrailingBytes {
-        expected: usize,
-    },
-    BadMagic,
-    UnsupportedVersion(u8),
-    /// The header's size, depth or shard numbers are impossible.
-    BadHeader(String),
-    Checksum {
-        stored: u64,
-        computed: u64,
-    },
-    /// Entry `index` is out of order (keys must be strictly ascending).
-    Unsorted {
-        index: usize,
-    },
-    /// Entry `index` has a score no position of this size can have.
-    BadScore {
-        index: usize,
-        score: i32,
-    },
-    /// Entry `index` has a best move that is no column of the board.
-    BadMove {
-        index: usize,
-        column: u8,
-    },
-}
-
-impl fmt::Display for ShardError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ShardError::Io(e) => write!(f, "cannot read the shard: {e}"),
-            ShardError::Truncated { expected, found } => write!(
-                f,
-                "the shard is truncated: {found} bytes, its header needs {expected}"
-            ),
-            ShardError::TrailingBytes { expected } => write!(
-                f,
-                "the shard is longer than the {expected} bytes its header says: trailing garbage"
-            ),
-            ShardError::BadMagic => write!(
-                f,
-                "not a vier book shard (the file does not start with VIERSHRD)"
-            ),
-            ShardError::UnsupportedVersion(v) => write!(
-                f,
-                "shard format version {v} is not supported (this vier reads {SHARD_VERSION})"
-            ),
-            ShardError::BadHeader(why) => write!(f, "the shard's header is impossible: {why}"),
-            ShardError::Checksum { stored, computed } => write!(
-                f,
-                "the shard is corrupt: checksum {computed:016x}, the header says {stored:016x}"
-            ),
-            ShardError::Unsorted { index } => {
-                write!(f, "the shard is corrupt: entry {index} is out of order")
-            }
-            ShardError::BadScore { index, score } => write!(
-                f,
-                "the shard is corrupt: entry {index} has the impossible score {score}"
-            ),
-            ShardError::BadMove { index, column } => write!(
-                f,
-                "the shard is corrupt: entry {index} has the impossible best move {column}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ShardError {}
 
 /// One finished shard: the exact score and best move of every position with `depth` discs that
 /// the shard holds.
@@ -295,71 +207,85 @@ impl Shard {
 
     /// The file's length if its header is sound (magic, version, size, shard numbers), from
     /// the first [`SHARD_HEADER`] bytes.
-    fn expected_len(head: &[u8]) -> Result<usize, ShardError> {
+    fn expected_len(head: &[u8]) -> Result<usize, BookError> {
         if head.len() < 8 || &head[..8] != SHARD_MAGIC {
             if head.len() < 8 && SHARD_MAGIC.starts_with(head) {
-                return Err(ShardError::Truncated {
+                return Err(BookError::Truncated {
+                    file: FileKind::Shard,
                     expected: SHARD_HEADER,
                     found: head.len(),
                 });
             }
-            return Err(ShardError::BadMagic);
+            return Err(BookError::BadMagic {
+                file: FileKind::Shard,
+            });
         }
         if head.len() < SHARD_HEADER {
             if head.len() > 8 && head[8] != SHARD_VERSION {
-                return Err(ShardError::UnsupportedVersion(head[8]));
+                return Err(BookError::UnsupportedVersion {
+                    file: FileKind::Shard,
+                    version: head[8],
+                });
             }
-            return Err(ShardError::Truncated {
+            return Err(BookError::Truncated {
+                file: FileKind::Shard,
                 expected: SHARD_HEADER,
                 found: head.len(),
             });
         }
         if head[8] != SHARD_VERSION {
-            return Err(ShardError::UnsupportedVersion(head[8]));
+            return Err(BookError::UnsupportedVersion {
+                file: FileKind::Shard,
+                version: head[8],
+            });
         }
         let size = Size::new(head[9] as usize, head[10] as usize).map_err(|_| {
-            ShardError::BadHeader(format!(
+            BookError::BadShardHeader(format!(
                 "a {}x{} board, which vier does not play",
                 head[9], head[10]
             ))
         })?;
         if head[11] as usize >= size.cells() {
-            return Err(ShardError::BadHeader(format!(
+            return Err(BookError::BadShardHeader(format!(
                 "depth {} on a {size} board",
                 head[11]
             )));
         }
-        ShardSpec::new(u32_at(head, 12), u32_at(head, 16)).map_err(ShardError::BadHeader)?;
+        ShardSpec::new(u32_at(head, 12), u32_at(head, 16)).map_err(BookError::BadShardHeader)?;
         let count = u32_at(head, 24) as usize;
         Ok(SHARD_HEADER + count * entry_bytes(size.width(), size.height(), true))
     }
 
     /// Parses and checks a shard file's bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Shard, ShardError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Shard, BookError> {
         let expected = Shard::expected_len(&bytes[..bytes.len().min(SHARD_HEADER)])?;
         if bytes.len() < expected {
-            return Err(ShardError::Truncated {
+            return Err(BookError::Truncated {
+                file: FileKind::Shard,
                 expected,
                 found: bytes.len(),
             });
         }
         if bytes.len() > expected {
-            return Err(ShardError::TrailingBytes { expected });
+            return Err(BookError::TrailingBytes {
+                file: FileKind::Shard,
+                expected,
+                found: bytes.len(),
+            });
         }
         let stored = u64::from_le_bytes(bytes[28..36].try_into().expect("8 bytes"));
         let body = &bytes[SHARD_HEADER..];
         let computed = Shard::sum_of(&bytes[..28], body);
         if computed != stored {
-            return Err(ShardError::Checksum { stored, computed });
+            return Err(BookError::Checksum {
+                file: FileKind::Shard,
+                stored,
+                computed,
+            });
         }
         let size = Size::new(bytes[9] as usize, bytes[10] as usize).expect("checked");
         let (keys, values) =
-            decode_entries(body, size.width(), size.height(), true).map_err(|e| match e {
-                BookError::Unsorted { index } => ShardError::Unsorted { index },
-                BookError::BadScore { index, score } => ShardError::BadScore { index, score },
-                BookError::BadMove { index, column } => ShardError::BadMove { index, column },
-                e => ShardError::Io(e.to_string()),
-            })?;
+            decode_entries(FileKind::Shard, body, size.width(), size.height(), true)?;
         Ok(Shard {
             size,
             depth: bytes[11] as u32,
@@ -372,9 +298,9 @@ impl Shard {
 
     /// Reads and checks a shard file, reading no more than its header says it holds (so a
     /// huge file or a device is refused without being read whole).
-    pub fn load(path: &Path) -> Result<Shard, ShardError> {
+    pub fn load(path: &Path) -> Result<Shard, BookError> {
         use std::io::Read;
-        let io = |e: std::io::Error| ShardError::Io(e.to_string());
+        let io = |e| BookError::io(FileKind::Shard, e);
         let mut f = std::fs::File::open(path).map_err(io)?;
         let mut bytes = Vec::new();
         (&mut f)
@@ -387,7 +313,7 @@ impl Shard {
             .take((expected + 1 - SHARD_HEADER) as u64)
             .read_to_end(&mut bytes)
             .map_err(io)?;
-        Shard::from_bytes(&bytes)
+        Shard::from_bytes(&bytes).map_err(|e| e.with_file_len(&f))
     }
 
     /// Writes the shard to `path` through a temporary file, so a reader never sees half of it.
@@ -454,7 +380,7 @@ mod tests {
             let grandparent = canonical_parent::<7, 6, u64>(canonical_parent::<7, 6, u64>(k));
             assert_eq!(
                 shard_of::<7, 6, u64>(k, 1000),
-                (mix64(grandparent) % 1000) as u32
+                (splitmix64(grandparent) % 1000) as u32
             );
         }
     }

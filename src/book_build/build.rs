@@ -16,9 +16,10 @@
 use crate::bits::Bitboard;
 use crate::board::{Position, Size, SizedJob};
 use crate::book::journal::{journal_path, Journal};
-use crate::book::shard::{shard_of, Shard, ShardError, ShardSpec};
-use crate::book::{key_as, key_discs, position_from_key, Book, BookKey, Entry};
+use crate::book::shard::{shard_of, Shard, ShardSpec};
+use crate::book::{key_as, key_discs, position_from_key, Book, BookError, BookKey, Entry};
 use crate::ordering::column_order;
+use crate::rng::Rng;
 use crate::solver::Solver;
 use crossbeam_channel::unbounded;
 use std::collections::{HashMap, HashSet};
@@ -289,7 +290,7 @@ pub enum MergeError {
     /// A file that is no sound shard.
     Damaged {
         file: PathBuf,
-        error: ShardError,
+        error: BookError,
     },
     /// A shard of another build: `what` says how it differs from `other`.
     Foreign {
@@ -856,16 +857,6 @@ pub struct VerifySummary {
     pub mismatches: usize,
 }
 
-/// A small deterministic generator (splitmix64) for picking the sample.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        crate::book::shard::mix64(self.0)
-    }
-}
-
 /// Re-solves `sample` entries of `book` picked by `seed` (every entry if the book is smaller),
 /// with a solver that does not use any book; one line per entry to `out`.
 pub fn verify(
@@ -881,10 +872,10 @@ pub fn verify(
     let mut picks: Vec<usize> = if sample >= entries.len() {
         (0..entries.len()).collect()
     } else {
-        let mut rng = SplitMix(seed);
+        let mut rng = Rng::new(seed);
         let mut set = std::collections::BTreeSet::new();
         while set.len() < sample {
-            set.insert((rng.next() % entries.len() as u64) as usize);
+            set.insert((rng.next_u64() % entries.len() as u64) as usize);
         }
         set.into_iter().collect()
     };

@@ -396,7 +396,7 @@ fn read_list(path: Option<std::path::PathBuf>) -> io::Result<Vec<String>> {
 pub fn load(path: &Path) -> io::Result<Book> {
     Book::load(path).map_err(|e: BookError| {
         let e = match e {
-            BookError::BadMagic if crate::book::shard::Shard::load(path).is_ok() => {
+            BookError::BadMagic { .. } if crate::book::shard::Shard::load(path).is_ok() => {
                 "a shard of a book build, not a book: join all the shards with vier book merge"
                     .to_string()
             }

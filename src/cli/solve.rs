@@ -204,7 +204,7 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         solver.reset_nodes();
         let start = Instant::now();
         let (text, score) = if opts.all {
-            let scores = solver.analyze(&pos, opts.weak).unwrap_or_default();
+            let scores = solver.analyse(&pos, opts.weak).unwrap_or_default();
             let best = scores.iter().flatten().max().copied();
             let text = scores
                 .iter()

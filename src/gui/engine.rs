@@ -161,16 +161,7 @@ pub fn parse_move(tok: &str) -> Option<usize> {
 /// Scores as the engine reports them (a proven draw is `cp 0` with `wdl 0 1000 0`).
 pub use crate::score::Score;
 
-/// One parsed `info ... score ... pv ...` line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Info {
-    pub depth: u32,
-    pub multipv: usize,
-    pub score: Score,
-    /// `lowerbound`/`upperbound`: not the line's value.
-    pub bound: bool,
-    pub pv: Vec<usize>,
-}
+pub use super::state::Info;
 
 /// Reads an `info` line with a score; other lines (`info string`, `info depth 0` without pv) give
 /// `None` or an `Info` with an empty pv.

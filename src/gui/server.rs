@@ -3,9 +3,8 @@
 //! `{"error": "..."}` and leaves the session as it was.
 
 use super::engine::EngineCmd;
-use super::game;
-use super::session::{Session, Side, MOVETIME_MAX, MOVETIME_MIN};
-use crate::board::Size;
+use super::session::Session;
+use super::state::{MoveReq, NewReq, PositionReq, Refused, SettingsReq, State as Game};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, StatusCode};
@@ -13,7 +12,6 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -36,6 +34,8 @@ const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 const INDEX: &str = include_str!("web/index.html");
 const SCRIPT: &str = include_str!("web/app.js");
+/// How this page reaches the engine: through this server (the static page has its own).
+const BACKEND: &str = include_str!("web/server.js");
 const STYLE: &str = include_str!("web/style.css");
 const ICON: &str = include_str!("web/icon.svg");
 
@@ -68,6 +68,10 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .route(
             "/app.js",
             get(|| async { page("text/javascript; charset=utf-8", SCRIPT) }),
+        )
+        .route(
+            "/backend.js",
+            get(|| async { page("text/javascript; charset=utf-8", BACKEND) }),
         )
         .route(
             "/style.css",
@@ -224,16 +228,17 @@ fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
         .map_err(|e| error(e.status(), format!("bad request body: {}", e.body_text())))
 }
 
-/// Applies a checked change; the error of a refused one is a 409 (legal JSON, impossible now).
-fn apply(
-    app: &App,
-    id: &str,
-    f: impl FnOnce(&mut super::session::State) -> Result<(), String>,
-) -> Answer {
-    session(app, id)?
-        .change(f)
-        .map(ok)
-        .map_err(|msg| error(StatusCode::CONFLICT, msg))
+/// Applies a checked change; a refused one is a 400 (malformed) or a 409 (impossible now).
+fn apply(app: &App, id: &str, f: impl FnOnce(&mut Game) -> Result<(), Refused>) -> Answer {
+    session(app, id)?.change(f).map(ok).map_err(|r| match r {
+        Refused::Bad(msg) => bad(msg),
+        Refused::Conflict(msg) => error(StatusCode::CONFLICT, msg),
+    })
+}
+
+/// A change that can only be impossible now (409), not malformed.
+fn conflict(r: Result<(), String>) -> Result<(), Refused> {
+    r.map_err(Refused::Conflict)
 }
 
 async fn create(State(app): State<Shared>) -> Response {
@@ -253,7 +258,7 @@ async fn create(State(app): State<Shared>) -> Response {
     while all.len() >= MAX_SESSIONS {
         let oldest = all
             .iter()
-            .min_by_key(|(_, s)| s.lock().last_seen)
+            .min_by_key(|(_, s)| s.last_seen())
             .map(|(k, _)| k.clone());
         match oldest.and_then(|k| all.remove(&k)) {
             Some(old) => old.close(),
@@ -283,47 +288,29 @@ async fn events(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
         .into_response())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveReq {
-    column: usize,
-}
-
 async fn play(
     State(app): State<Shared>,
     Path(id): Path<String>,
     b: Result<Json<MoveReq>, JsonRejection>,
 ) -> Answer {
     let m = body(b)?;
-    apply(&app, &id, |st| st.play(m.column))
+    apply(&app, &id, |st| conflict(st.play(m.column)))
 }
 
 async fn undo(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
-    apply(&app, &id, |st| st.undo())
+    apply(&app, &id, |st| conflict(st.undo()))
 }
 
 async fn redo(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
-    apply(&app, &id, |st| st.redo())
+    apply(&app, &id, |st| conflict(st.redo()))
 }
 
 async fn analyse(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
-    apply(&app, &id, |st| st.want_analysis())
+    apply(&app, &id, |st| conflict(st.want_analysis()))
 }
 
 fn bad(msg: String) -> ApiError {
     error(StatusCode::BAD_REQUEST, msg)
-}
-
-/// The `engine` field of a request: which side the engine plays, if given.
-fn engine_side(field: Option<&str>) -> Result<Option<Side>, ApiError> {
-    field.map(Side::parse).transpose().map_err(bad)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NewReq {
-    size: Option<String>,
-    engine: Option<String>,
 }
 
 async fn new_game(
@@ -332,29 +319,7 @@ async fn new_game(
     b: Result<Json<NewReq>, JsonRejection>,
 ) -> Answer {
     let req = body(b)?;
-    let size = req
-        .size
-        .map(|s| s.parse::<Size>().map_err(|e| bad(e.to_string())))
-        .transpose()?;
-    let side = engine_side(req.engine.as_deref())?;
-    apply(&app, &id, |st| {
-        if let Some(side) = side {
-            st.engine_side = side;
-        }
-        let size = size.unwrap_or(st.size);
-        st.new_game(size, Vec::new());
-        Ok(())
-    })
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SettingsReq {
-    engine: Option<String>,
-    movetime: Option<u64>,
-    analysis_always: Option<bool>,
-    /// `Skill Level`: 1.. (crate::levels), the top one the full engine.
-    level: Option<u64>,
+    apply(&app, &id, |st| st.new_request(req))
 }
 
 async fn settings(
@@ -363,42 +328,7 @@ async fn settings(
     b: Result<Json<SettingsReq>, JsonRejection>,
 ) -> Answer {
     let req = body(b)?;
-    let side = engine_side(req.engine.as_deref())?;
-    if let Some(t) = req.movetime {
-        if !(MOVETIME_MIN..=MOVETIME_MAX).contains(&t) {
-            return Err(bad(format!(
-                "thinking time {t} ms is out of range {MOVETIME_MIN}..{MOVETIME_MAX}"
-            )));
-        }
-    }
-    if let Some(l) = req.level {
-        let full = crate::levels::FULL_SKILL;
-        if !(1..=full).contains(&l) {
-            return Err(bad(format!("level {l} is out of range 1..{full}")));
-        }
-    }
-    apply(&app, &id, |st| {
-        if let Some(s) = side {
-            st.engine_side = s;
-        }
-        if let Some(t) = req.movetime {
-            st.movetime = t;
-        }
-        if let Some(l) = req.level {
-            st.level = l;
-        }
-        if let Some(a) = req.analysis_always {
-            st.analysis_always = a;
-        }
-        Ok(())
-    })
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PositionReq {
-    text: String,
-    size: Option<String>,
+    apply(&app, &id, |st| st.settings(req))
 }
 
 async fn position(
@@ -407,14 +337,5 @@ async fn position(
     b: Result<Json<PositionReq>, JsonRejection>,
 ) -> Answer {
     let req = body(b)?;
-    let s = session(&app, &id)?;
-    let size = match &req.size {
-        Some(t) => t.parse::<Size>().map_err(|e| bad(e.to_string()))?,
-        None => s.lock().size,
-    };
-    let moves = game::parse_position(size, &req.text).map_err(bad)?;
-    apply(&app, &id, |st| {
-        st.new_game(size, moves);
-        Ok(())
-    })
+    apply(&app, &id, |st| st.position(req))
 }

@@ -8,31 +8,27 @@
 //! depth starts from scratch (nothing is learnt from the last); reported nodes add up all
 //! depths. They search on one thread and report one line.
 
+use super::job::Job;
 use super::line::{self, Lines};
-use super::{Iteration, Line, Reporter, ScoreBound, SearchLimits, Techniques};
+use super::{Iteration, Line, Reporter, ScoreBound, Techniques};
 use super::{INF, MAX_PLY, NO_MOVE};
 use crate::bits::Bitboard;
 use crate::board::Position;
-use crate::control::{poll_due, Limits, NodeBudget, SearchControl, SEARCH_POLL_NODES};
+use crate::control::{poll_due, Limits, NodeBudget, SEARCH_POLL_NODES};
 use crate::eval;
 use crate::score;
 use crate::tt::{Bound, TransTable};
-use std::sync::Arc;
 
-/// Iterative deepening with `techniques` (their `engine` off) of `root` (not a finished game)
-/// over the root moves `order`, up to `max_depth`, reporting every completed depth; the last
-/// completed one is the result. `tt` is used with `techniques.table`.
-#[allow(clippy::too_many_arguments)]
-pub fn deepen<const W: usize, const H: usize, B: Bitboard>(
+/// Iterative deepening of the job with `techniques` (their `engine` off) over its root moves,
+/// up to its depth, reporting every completed depth; the last completed one is the result.
+/// `tt` is used with `techniques.table`.
+pub(super) fn deepen<const W: usize, const H: usize, B: Bitboard>(
     techniques: Techniques,
-    root: &Position<W, H, B>,
-    order: &[usize],
-    max_depth: u32,
-    limits: &SearchLimits,
-    control: &Arc<SearchControl>,
+    job: &Job<W, H, B>,
     tt: &TransTable,
     reporter: &mut dyn Reporter,
 ) -> Iteration {
+    let (root, control) = (job.root, job.control);
     let cells = (W * H) as i32;
     let moves = root.moves() as i32;
     let t = techniques;
@@ -40,19 +36,22 @@ pub fn deepen<const W: usize, const H: usize, B: Bitboard>(
         t,
         tt,
         nodes: 0,
-        limits: Limits::new(Some(control.clone()), NodeBudget::start(0, limits.nodes)),
+        limits: Limits::new(
+            Some(control.clone()),
+            NodeBudget::start(0, job.limits.nodes),
+        ),
         stopped: false,
         can_stop: false,
         lines: Lines::new(),
     };
     // without ordering the columns stay left to right whatever the caller's order
     let mut order: Vec<usize> = if !t.ordering {
-        (0..W).filter(|c| order.contains(c)).collect()
+        (0..W).filter(|c| job.order.contains(c)).collect()
     } else {
-        order.to_vec()
+        job.order.clone()
     };
     let mut last: Option<Iteration> = None;
-    for depth in 1..=max_depth {
+    for depth in 1..=job.max_depth {
         w.can_stop = depth > 1;
         // with the table, only the first depth needs the heuristic: then the best move leads
         if t.ordering && (!t.table || depth == 1) {

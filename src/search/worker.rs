@@ -55,6 +55,7 @@ pub(super) struct Crew {
 }
 
 impl Crew {
+    #[cfg(feature = "threads")]
     pub(super) fn new() -> Crew {
         Crew {
             done: SearchControl::unlimited(),
@@ -77,6 +78,7 @@ impl Crew {
     }
 
     /// The main thread's search has ended: the helpers stop.
+    #[cfg(feature = "threads")]
     pub(super) fn finish(&self) {
         self.done.stop();
         self.resume();
@@ -99,8 +101,10 @@ impl Crew {
 }
 
 /// Ends the helpers even if the main thread's search unwinds, so the scope joining them ends.
+#[cfg(feature = "threads")]
 pub(super) struct FinishOnDrop<'a>(pub(super) &'a Crew);
 
+#[cfg(feature = "threads")]
 impl Drop for FinishOnDrop<'_> {
     fn drop(&mut self) {
         self.0.finish();
@@ -189,6 +193,7 @@ impl Worker {
     /// proven. Odd helpers start one ply deeper than the main thread, and every helper orders
     /// moves near the root a little differently (see [`Worker::negamax`]), so that the threads
     /// search different subtrees first and fill the shared table for each other.
+    #[cfg(feature = "threads")]
     pub(super) fn lazy<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
         root: &Position<W, H, B>,

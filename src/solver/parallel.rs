@@ -112,15 +112,11 @@ impl Solver {
     /// position at the same time through the shared table, and the first thread to finish gives
     /// the answer (Lazy SMP). All keep the same move order, but a move that another thread is
     /// searching waits until the others are done (simplified ABDADA, see [`Busy`]), so at the
-    /// nodes where every move must be searched the threads share the moves out. The root's
+    /// nodes where every move must be searched the threads share the moves out, while at a node
+    /// that needs only one move none of them spends its work on a worse first move. The root's
     /// null-window tests are shared too ([`RootWindow`]), and with enough threads every other
     /// helper runs a different one ([`SPLIT_ROOT_TESTS_FROM`]); the shared table takes deeper
-    /// positions than with one thread ([`SHARED_NEAR_PLIES`]). (Varying the helpers' move order
-    /// near the root instead, as before, gave no speed-up on the empty board: a helper's varied
-    /// first move at a node that needs only one is wasted work. Deferring a busy first move
-    /// where the node failed low before, and marking positions busy deeper than [`BUSY_PLIES`],
-    /// made 16 threads slower; without the busy marks 16 threads take 5 times as long.) The
-    /// table is kept.
+    /// positions than with one thread ([`SHARED_NEAR_PLIES`]). The table is kept.
     pub fn set_threads(&mut self, threads: usize) {
         let n = threads.clamp(1, MAX_THREADS) - 1;
         self.helpers.truncate(n);

@@ -30,7 +30,7 @@ impl Solver {
         &mut self,
         p: &Position<W, H, B>,
     ) -> Result<Option<(usize, i32)>, Stopped> {
-        let scores = self.analyze(p, false)?;
+        let scores = self.analyse(p, false)?;
         Ok(column_order::<W>()
             .iter()
             .filter_map(|&c| scores[c].map(|s| (c, s)))
@@ -42,7 +42,7 @@ impl Solver {
 
     /// The exact score of every 0-based column (`None` for a full column or a finished game):
     /// the score the side to move gets by playing there.
-    pub fn analyze<const W: usize, const H: usize, B: Bitboard>(
+    pub fn analyse<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
         p: &Position<W, H, B>,
         weak: bool,
@@ -170,7 +170,7 @@ impl Solver {
                 None => RootProof::Unproven,
             };
         }
-        match self.analyze(root, false) {
+        match self.analyse(root, false) {
             Ok(scores) => RootProof::Columns(scores),
             Err(Stopped) => RootProof::Unproven,
         }
@@ -241,11 +241,11 @@ impl Solver {
         Some(c)
     }
 
-    /// The exact score of every 0-based column (as [`Solver::analyze`]) that can be proven
+    /// The exact score of every 0-based column (as [`Solver::analyse`]) that can be proven
     /// within `budget` of wall time; `None` for a full column and for one not proven in time.
     /// Every open column first gets its share of the time, centre first, then the unproven ones
     /// share what is left (the table keeps the work done so far).
-    pub fn analyze_within<const W: usize, const H: usize, B: Bitboard>(
+    pub fn analyse_within<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
         p: &Position<W, H, B>,
         budget: Duration,

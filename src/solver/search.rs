@@ -240,8 +240,7 @@ impl Solver {
                 Resolved::Search(o) => ends[col] = Some(o),
             }
             // The threats the move leaves us, and again those a disc above a playable cell,
-            // which zugzwang most often turns into wins (measured: a weight for threats the
-            // opponent must answer at once made ordering worse). The table's move breaks ties.
+            // which zugzwang most often turns into wins. The table's move breaks ties.
             let mask = p.mask() | bit;
             let threats =
                 Position::<W, H, B>::winning_cells(p.current() | bit, mask) & !(opp_threats << 1);

@@ -13,9 +13,9 @@ pub const NEAR_TABLE_MB: usize = 1;
 /// mirror image was already searched is highest and the extra work per node pays.
 pub const SYMMETRY_PLIES: u32 = 24;
 
-/// Root windows step instead of halving when this many scores are left (measured: 4 gave 2.8%
-/// fewer nodes on Test_L1_R2 and 4% on Test_L2_R2; 8 gave 11% fewer on the empty board but 3.7%
-/// more on Test_L1_R2).
+/// Root windows step instead of halving when this many scores are left: a test just beside the
+/// score costs most, and stepping out from 0 skips one more often than halving does. Over a
+/// wider range the steps spend tests far from the score wherever it is not near 0.
 pub const STEP_RANGE: i32 = 4;
 
 /// A search with helpers first runs alone for this many nodes: most positions take a few
@@ -23,25 +23,20 @@ pub const STEP_RANGE: i32 = 4;
 pub const RACE_AFTER_NODES: u64 = 20_000;
 
 /// With helper threads, positions with fewer discs than this are kept in the shared table (one
-/// thread: [`NEAR_PLIES`]): the threads then share the results of smaller subtrees, and duplicate
-/// less of each other's work, at the price of more cache misses. Measured on 16 cores, the empty
-/// 7x6 board (with the root split below): 16 threads 98-118 M nodes instead of 129-140 M, 8
-/// threads 79-87 M instead of 96-111 M; faster in all 14 side-by-side runs at 2, 8 and 16 threads
-/// (1 of 2 at 4).
+/// thread: [`NEAR_PLIES`]): the threads then share the results of smaller subtrees and duplicate
+/// less of each other's work, which is worth more than the cache misses it costs.
 pub const SHARED_NEAR_PLIES: u32 = 26;
 
 /// From this many threads, every other helper steps its root tests out from 0 (as within
 /// [`STEP_RANGE`]) instead of halving: two different null-window tests run at once, and whichever
-/// answers first narrows the shared window for all. It pays where the score is near 0: the empty
-/// 7x6 board (+1) at 8 and 16 threads, 5-18% fewer nodes alone, about 10% less time with the
-/// deeper shared table above. Where scores are far from 0 the stepping tests are mostly wasted:
-/// on the first 200 Test_L1_R2 (2 cores) it cost 7-9% more nodes at 2 and 4 threads, and made 2
-/// threads 25-35% slower; on the empty board it gained nothing at 2.
+/// answers first narrows the shared window for all. That pays with many threads where the score
+/// is near 0 (as on the empty board); with few threads, or a score far from 0, the stepping tests
+/// are mostly wasted.
 pub const SPLIT_ROOT_TESTS_FROM: usize = 8;
 
 /// With helper threads, positions with fewer discs than this are marked busy while a thread
 /// searches them (see `parallel::Busy`): deeper, the subtrees are too small for the marks to
-/// pay (measured: marks deeper than 22 discs made 16 threads slower).
+/// pay for their updates.
 pub const BUSY_PLIES: u32 = 22;
 
 /// Slots of the busy table (as a power of two) through which threads defer moves another

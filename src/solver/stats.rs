@@ -1,9 +1,7 @@
 //! Counts of where the solver's work goes, compiled with the `stats` feature only: the nodes
 //! searched by the number of discs on the board, all threads together. Set against one
-//! thread's counts, they show at which depth helper threads duplicate work (issue 47: 16
-//! threads searched about 1.5 times one thread's nodes at every depth the busy marks cover, 1.3
-//! times deeper). `vier solve` built with the feature adds them, over all its positions, to its
-//! summary.
+//! thread's counts, they show at which depth helper threads duplicate work. `vier solve` built
+//! with the feature adds them, over all its positions, to its summary.
 
 use crate::bits::{MAX_HEIGHT, MAX_WIDTH};
 use std::fmt;

@@ -799,7 +799,12 @@ class HttpTests(unittest.TestCase):
 
     def test_only_127_0_0_1_by_default_and_the_page_is_embedded(self):
         self.assertTrue(self.server.url.startswith("http://127.0.0.1:"))
-        for path, kind in (("/", "<!doctype html>"), ("/app.js", "EventSource"), ("/style.css", ".cell")):
+        for path, kind in (
+            ("/", "<!doctype html>"),
+            ("/app.js", "vierBackend"),
+            ("/backend.js", "EventSource"),
+            ("/style.css", ".cell"),
+        ):
             st, text = self.server.request("GET", path)
             self.assertEqual(st, 200)
             self.assertIn(kind, text)

@@ -1,10 +1,13 @@
-// The page only draws what the server sends (one JSON snapshot per change, over server-sent
-// events) and posts what the person does; the rules live in the server.
+// The page only draws the snapshots it is sent (one JSON snapshot per change) and sends what
+// the person does; the rules live in the engine. How it reaches the engine is the backend's
+// business (`window.vierBackend`): `vier gui`'s server (server.js) or, on the page without a
+// server, the engine compiled to WebAssembly in this browser. Both answer with the same
+// snapshots.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+const backend = window.vierBackend;
 let game = null; // the latest snapshot
-let events = null;
 let built = ""; // the board size the board elements were made for
 // click-to-engine-disc times in ms, for the browser tests and anyone curious
 window.vierTimings = [];
@@ -12,36 +15,20 @@ let pendingClick = null;
 
 const name = { x: "Blue ✕", o: "Orange ◯" };
 
-function sessionId() {
-  return sessionStorage.getItem("vier-session");
-}
-
 async function api(path, body) {
-  const opts = body === undefined ? { method: "POST" } : {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  };
-  let res;
-  try {
-    res = await fetch(`/api/session/${sessionId()}/${path}`, opts);
-  } catch (e) {
-    say("The server cannot be reached: is vier gui still running?");
-    return null;
-  }
-  const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+  const res = await backend.post(path, body);
   if (!res.ok) {
-    if (res.status === 404 && String(data.error).startsWith("no game")) {
-      say("This game had ended on the server; a new one was started.");
+    if (res.lost) {
+      say("This game had ended; a new one was started.");
       await start(true);
     } else {
-      say(data.error);
+      say(res.error);
     }
     return null;
   }
   say("");
-  render(data);
-  return data;
+  render(res.snapshot);
+  return res.snapshot;
 }
 
 function say(text) {
@@ -49,28 +36,13 @@ function say(text) {
 }
 
 async function start(fresh) {
-  let snap = null;
-  if (!fresh && sessionId()) {
-    const res = await fetch(`/api/session/${sessionId()}`).catch(() => null);
-    if (res && res.ok) snap = await res.json();
-  }
+  const snap = await backend.open(fresh);
   if (!snap) {
-    const res = await fetch("/api/session", { method: "POST" }).catch(() => null);
-    if (!res || !res.ok) {
-      say("Cannot start a game: the server did not answer.");
-      return;
-    }
-    snap = await res.json();
-    sessionStorage.setItem("vier-session", snap.id);
+    say(backend.unreachable);
+    return;
   }
   render(snap);
-  listen();
-}
-
-function listen() {
-  if (events) events.close();
-  events = new EventSource(`/api/session/${sessionId()}/events`);
-  events.addEventListener("state", (e) => render(JSON.parse(e.data)));
+  backend.listen(render);
 }
 
 function build(s) {
@@ -99,7 +71,8 @@ function build(s) {
     }
     const num = document.createElement("span");
     num.className = "num";
-    num.textContent = String(c);
+    // as move strings write it: letters past 9 columns
+    num.textContent = colChar(c, s.width);
     num.setAttribute("aria-hidden", "true");
     col.append(num);
     board.append(col);
