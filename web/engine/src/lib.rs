@@ -15,6 +15,8 @@
 //! (its tables) and the book stay in the instance from one call to the next. The requests are
 //! documented in docs/web.md.
 
+mod game;
+
 use serde_json::{json, Map, Value};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -78,6 +80,8 @@ impl State {
 
 thread_local! {
     static STATE: RefCell<State> = RefCell::new(State::new());
+    /// The page's game, in the page's own instance (`game_*` requests).
+    static GAME: RefCell<Option<game::Game>> = const { RefCell::new(None) };
 }
 
 /// `len` bytes for the host to write into; freed by `call`, `load_book` or `dealloc`.
@@ -195,10 +199,40 @@ fn request(bytes: &[u8]) -> Result<Value, String> {
             Ok(json!({ "cleared": true }))
         }),
         "info" => Ok(info()),
+        op if op.starts_with("game_") => game_request(op, req),
         other => Err(format!(
-            "unknown op {other:?}: think, analyse, solve, clear or info"
+            "unknown op {other:?}: think, analyse, solve, clear, info or game_*"
         )),
     }
+}
+
+/// The page's game (game.rs): `game_new` {seed} starts it; `game_request` {what, body} is a
+/// change the page asks for; `game_engine` {state, message} the worker's state;
+/// `game_report` {key, report} and `game_searched` {key, answer} what a search sends back,
+/// `game_failed` {key, message} a search that failed; `game_snapshot`. Each answers the
+/// outcome: the snapshot, `stop` and the next `search`.
+fn game_request(op: &str, req: &Map<String, Value>) -> Result<Value, String> {
+    let text = |key: &str| req.get(key).and_then(Value::as_str).unwrap_or("");
+    let key = number(req, "key", 0..=u64::MAX)?.unwrap_or(0);
+    if op == "game_new" {
+        let seed = number(req, "seed", 0..=u64::MAX)?.unwrap_or(0);
+        let mut g = game::Game::new(seed);
+        let out = g.snapshot();
+        GAME.with_borrow_mut(|slot| *slot = Some(g));
+        return Ok(out);
+    }
+    GAME.with_borrow_mut(|slot| {
+        let g = slot.as_mut().ok_or("no game: send game_new first")?;
+        match op {
+            "game_request" => g.request(text("what"), text("body")),
+            "game_engine" => Ok(g.engine(text("state"), text("message"))),
+            "game_report" => Ok(g.report(key, req.get("report").unwrap_or(&Value::Null))),
+            "game_searched" => Ok(g.searched(key, req.get("answer").unwrap_or(&Value::Null))),
+            "game_failed" => Ok(g.failed(key, text("message"))),
+            "game_snapshot" => Ok(g.snapshot()),
+            other => Err(format!("unknown op {other:?}")),
+        }
+    })
 }
 
 /// A whole number field, if present, within `range`.
