@@ -21,11 +21,13 @@ export class VierEngine {
     worker = new URL("./worker.js", import.meta.url),
     wasm = new URL("./vier.wasm.gz", import.meta.url).href,
     book = new URL("./7x6.book.gz", import.meta.url).href,
+    module = null,
   } = {}) {
     this.workerUrl = worker;
     this.source = { wasm, book };
-    // the compiled module and the book's bytes, once the first worker has them
-    this.module = null;
+    // the compiled module (given, or once the first worker has compiled it) and the book's
+    // bytes, once the first worker has them
+    this.module = module;
     this.bookBytes = null;
     this.nextId = 1;
     this.pending = new Map();
@@ -37,9 +39,10 @@ export class VierEngine {
     this.worker = new Worker(this.workerUrl, { type: "module" });
     this.worker.onmessage = ({ data }) => this.#receive(data);
     this.worker.onerror = (e) => this.#fail(new Error(`the engine's worker failed: ${e.message ?? e}`));
-    const init = this.module
-      ? { module: this.module, bookBytes: this.bookBytes }
-      : { wasm: this.source.wasm, book: this.source.book };
+    const init = {
+      ...(this.module ? { module: this.module } : { wasm: this.source.wasm }),
+      ...(this.bookBytes ? { bookBytes: this.bookBytes } : { book: this.source.book }),
+    };
     return this.#send("init", init);
   }
 
