@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# vier in the browser as a folder of static files (docs/web.md): the engine compiled to
-# WebAssembly (web/engine) as vier.wasm.gz, the 7x6 book of every position with up to 9 discs
-# cut from book/7x6.book as 7x6.book.gz, the page and its worker.
+# vier in the browser as a folder of static files (docs/web.md): the engine and the page's game
+# compiled to WebAssembly (web/engine) as vier.wasm.gz, the 7x6 book of every position with up
+# to 9 discs cut from the built-in book as 7x6.book.gz, vier gui's page with the backend that
+# needs no server (web/backend.js), and the engine's worker.
 #
 #   tools/web.sh [OUT]              (default: target/web)
 #   python3 -m http.server -d target/web    # any static file server will do
@@ -49,9 +50,10 @@ trap 'rm -f "$book"' EXIT
 "$vier" book cut --depth 9 --out "$book" >&2
 gzip -9 -n -c "$book" >"$out/7x6.book.gz"
 say "unpacked: vier.wasm $(wc -c <"$wasm") bytes, 7x6.book $(wc -c <"$book") bytes"
-# the page is vier gui's own; the lead's integration decides what it loads
+# the page is vier gui's own (src/gui/web, not copied in the repository); its backend.js here is
+# web/backend.js, the game and the engine in this browser, where vier gui serves server.js
 cp src/gui/web/index.html src/gui/web/app.js src/gui/web/style.css src/gui/web/icon.svg "$out/"
-cp web/*.js "$out/"
+cp web/backend.js web/engine.js web/wasm.js web/worker.js "$out/"
 
 total=0
 for f in "$out"/*; do
