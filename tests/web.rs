@@ -1,15 +1,27 @@
-//! The engine in the browser (web/engine, docs/web.md): builds the WebAssembly module, cuts the
-//! page's book with `vier book cut`, and runs tests/web/check.mjs on it in node: on 20 positions
-//! of several sizes the module's `analyse` must equal `vier solve --all`, `think` must play a
-//! legal column (the book's best in a 7x6 opening), and bad requests must get errors.
+//! vier in the browser (web/, docs/web.md). Builds the static folder with tools/web.sh, then:
 //!
-//! The module is built under this build's target directory (`CARGO_TARGET_TMPDIR`), without
-//! link-time optimisation (the test times nothing), and reused by the next run. It needs the
-//! wasm32-unknown-unknown target and node; tools/test.sh installs both.
+//! - runs tests/web/check.mjs on the engine's module in node: on 20 positions of several sizes
+//!   its `analyse` must equal `vier solve --all`, `think` must play a legal column (the book's
+//!   best in a 7x6 opening), and bad requests must get errors;
+//! - runs tests/web/test_page.py: the folder served by `python3 -m http.server` (no vier
+//!   process) in headless Chromium with selenium: games clicked to the end on 7x6, 12x4 and
+//!   8x8, the analysis of 20 positions equal to `vier solve --all`, a level changed mid-game,
+//!   live depth and a search stopped by undo, no request outside the folder. It saves
+//!   screenshots of the 7x6 and 12x4 games to the target directory, or to the folder
+//!   VIER_WEB_SCREENSHOTS names (`VIER_WEB_SCREENSHOTS=$PWD/docs cargo test --test web` renews
+//!   docs/web-7x6.png and docs/web-12x4.png).
+//!
+//! The folder is built under this build's target directory (`CARGO_TARGET_TMPDIR`), the module
+//! without link-time optimisation (the tests time nothing), and the build is reused by the next
+//! run. It needs the wasm32-unknown-unknown target, node, Chromium, chromedriver and selenium;
+//! tools/test.sh installs them. Without one, a test fails and says what is missing.
+
+mod common;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 const VIER: &str = env!("CARGO_BIN_EXE_vier");
 
@@ -125,57 +137,57 @@ fn expected() -> String {
     )
 }
 
+/// The static folder, built once for both tests by tools/web.sh (with this build's `vier` to
+/// cut the book); the module's own file beside it.
+fn site() -> &'static (PathBuf, PathBuf) {
+    static SITE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    SITE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web");
+        std::fs::create_dir_all(&tmp).expect("a folder for the module");
+        let installed = run(
+            Command::new("rustup").args(["target", "list", "--installed"]),
+            "rustup target list --installed",
+        );
+        assert!(
+            installed.lines().any(|t| t == "wasm32-unknown-unknown"),
+            "the wasm32-unknown-unknown target is missing: rustup target add \
+             wasm32-unknown-unknown (tools/test.sh adds it)"
+        );
+        let target = tmp.join("target");
+        let site = tmp.join("site");
+        run(
+            Command::new(root.join("tools/web.sh"))
+                .arg(&site)
+                .env("VIER", VIER)
+                .env("CARGO_TARGET_DIR", &target)
+                // the tests time nothing: a build without link-time optimisation is ready sooner
+                .env("CARGO_PROFILE_RELEASE_LTO", "off")
+                .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
+            "tools/web.sh",
+        );
+        let wasm = target.join("wasm32-unknown-unknown/release/vier_web.wasm");
+        (site, wasm)
+    })
+}
+
 #[test]
 fn the_module_analyses_as_vier_solve_and_plays_legal_moves() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web");
-    std::fs::create_dir_all(&tmp).expect("a folder for the module");
-    let installed = run(
-        Command::new("rustup").args(["target", "list", "--installed"]),
-        "rustup target list --installed",
-    );
-    assert!(
-        installed.lines().any(|t| t == "wasm32-unknown-unknown"),
-        "the wasm32-unknown-unknown target is missing: rustup target add wasm32-unknown-unknown \
-         (tools/test.sh adds it)"
-    );
     let node = Command::new("node").arg("--version").output();
     assert!(
         node.is_ok_and(|o| o.status.success()),
         "node is missing: sudo apt-get install nodejs (tools/test.sh installs it)"
     );
-    let target = tmp.join("target");
-    run(
-        Command::new("cargo")
-            .args([
-                "build",
-                "--release",
-                "--target",
-                "wasm32-unknown-unknown",
-                "--manifest-path",
-            ])
-            .arg(root.join("web/engine/Cargo.toml"))
-            .env("CARGO_TARGET_DIR", &target)
-            // the test times nothing: a build without link-time optimisation is ready sooner
-            .env("CARGO_PROFILE_RELEASE_LTO", "off")
-            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
-        "cargo build of web/engine",
-    );
-    let wasm = target.join("wasm32-unknown-unknown/release/vier_web.wasm");
-    let book = tmp.join("7x6.book");
-    let cut = run(
-        Command::new(VIER)
-            .args(["book", "cut", "--depth", "9", "--out"])
-            .arg(&book),
-        "vier book cut",
-    );
-    assert!(cut.starts_with("7x6 book, depth 9, "), "{cut}");
+    let (site, wasm) = site();
+    let book = site.join("7x6.book.gz");
     let expected = tmp.join("expected.json");
     std::fs::write(&expected, self::expected()).expect("expected values written");
     let out = run(
         Command::new("node")
             .arg(root.join("tests/web/check.mjs"))
-            .arg(&wasm)
+            .arg(wasm)
             .arg(&book)
             .arg(&expected),
         "node tests/web/check.mjs",
@@ -191,4 +203,45 @@ fn the_module_analyses_as_vier_solve_and_plays_legal_moves() {
         last.ends_with(" checks, 0 failed") && checks >= 20 * 4,
         "{out}"
     );
+}
+
+#[test]
+fn the_static_page_plays_and_analyses_in_chromium() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let (site, _) = site();
+    let shots = std::env::var_os("VIER_WEB_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web"));
+    let names = ["web-7x6.png", "web-12x4.png"];
+    for n in names {
+        let _ = std::fs::remove_file(shots.join(n));
+    }
+    let out = Command::new("python3")
+        .arg("tests/web/test_page.py")
+        .current_dir(root)
+        .env("VIER_BIN", VIER)
+        .env("VIER_WEB_DIR", site)
+        .env("VIER_WEB_SCREENSHOTS", &shots)
+        .output()
+        .expect("python3 must be installed to run the browser tests");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "tests/web/test_page.py failed:\n{stdout}\n{stderr}"
+    );
+    // unittest prints "Ran N tests"; zero would be a broken suite, not a pass
+    let ran = common::unittest_ran(&stderr);
+    assert!(
+        ran >= 7,
+        "tests/web/test_page.py ran {ran} tests:\n{stderr}"
+    );
+    for n in names {
+        let png = std::fs::read(shots.join(n)).unwrap_or_default();
+        assert!(
+            png.starts_with(b"\x89PNG"),
+            "no screenshot {n} in {}",
+            shots.display()
+        );
+    }
 }
