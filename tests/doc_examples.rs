@@ -81,6 +81,29 @@ fn plans() -> Vec<(&'static str, Plan)> {
         ("tools/test.sh", Skip("the suite itself")),
         ("cargo test --profile slow-tests --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
         ("cargo test --profile slow-tests --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
+        // docs/web.md
+        (
+            "tools/web.sh",
+            Skip("builds the engine's WebAssembly module for minutes: tests/web.rs builds it and checks it in node"),
+        ),
+        ("python3 -m http.server -d target/web", Skip("serves until it is ended")),
+        ("vier book cut --depth 9 --out small.book", Run(NONE)),
+        (
+            "cargo build --release && tools/web.sh",
+            Skip("release builds of minutes: tests/web.rs builds the module and checks it"),
+        ),
+        (
+            "tools/web_measure.py --loads 3",
+            Skip("needs the folder of tools/web.sh (minutes): tests/web.rs loads the page in Chromium"),
+        ),
+        (
+            "tools/web_measure.py --loads 0 --set tests/data/pons/Test_L1_R1",
+            Skip("needs the folder of tools/web.sh (minutes): tests/web.rs solves in the module"),
+        ),
+        (
+            "node tools/wasm_bench.mjs",
+            Skip("minutes of solving Pons' sets twice; tests/web.rs compares the module's node counts with vier solve's"),
+        ),
         // docs/book/building.md
         (
             "vier book positions --discs 10 > ply10.txt",
@@ -322,6 +345,7 @@ const DOCUMENTED: &[&str] = &[
     "docs/levels/README.md",
     "docs/study/README.md",
     "docs/talk.md",
+    "docs/web.md",
 ];
 
 #[test]
@@ -376,6 +400,7 @@ fn the_examples_that_cannot_run_here_are_accounted_for() {
         "docs/python.md",
         "docs/study/README.md",
         "docs/talk.md",
+        "docs/web.md",
     ] {
         run_file(file);
     }

@@ -3,14 +3,16 @@
 # missing, then runs `cargo test --no-fail-fast` (arguments go to cargo test).
 #
 # Debian packages: fairy-stockfish (the referee's tests play it), parallel (GNU parallel: the
-# book's shard tests), chromium and chromium-driver (the browser tests of `vier gui`), and
-# python3-venv where python3 lacks ensurepip (the suite's Python packages go into virtual
+# book's shard tests), chromium and chromium-driver (the browser tests of `vier gui` and of
+# the page without a server), nodejs (tests/web.rs runs the engine's WebAssembly module in
+# node), and python3-venv where python3 lacks ensurepip (the suite's Python packages go into virtual
 # environments of its own: tests/python_package.rs builds the Python package into one, with
 # maturin, pytest and pettingzoo from PyPI).
 # Python packages: selenium (browser tests) and matplotlib (the study's plots), from PyPI into
 # the suite's own virtual environment target/test-venv (made from the first python3 on PATH,
 # kept between runs), never into that python3 itself; the tests run with the environment's bin/
 # first on PATH.
+# The Rust target wasm32-unknown-unknown (the page's engine, tests/web.rs) is added with rustup.
 #
 # Installing needs root or sudo; without either, or with --check, it says exactly what is
 # missing and the commands that install it, and stops (exit status 1).
@@ -43,6 +45,11 @@ if ! apt-cache show chromium >/dev/null 2>&1 && apt-cache show chromium-browser 
 fi
 { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } || apt_missing+=("${browser_pkgs[0]}")
 command -v chromedriver >/dev/null || apt_missing+=("${browser_pkgs[1]}")
+command -v node >/dev/null || apt_missing+=(nodejs)
+wasm_missing=false
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    wasm_missing=true
+fi
 
 # the suite's own Python environment: selenium and matplotlib go there, not into python3
 venv=target/test-venv
@@ -62,6 +69,10 @@ if [ ${#sudo[@]} -gt 0 ] && ! sudo -n true 2>/dev/null; then
     can_root=false
 fi
 
+if $wasm_missing; then
+    say "missing for the tests: the Rust target wasm32-unknown-unknown"
+    ! $check_only || say "install with: rustup target add wasm32-unknown-unknown"
+fi
 if [ ${#apt_missing[@]} -gt 0 ] || [ ${#py_missing[@]} -gt 0 ]; then
     say "missing for the tests:" "${apt_missing[@]}" "${py_missing[@]/%/ (in $venv)}"
     if $check_only || { [ ${#apt_missing[@]} -gt 0 ] && ! $can_root; }; then
@@ -74,6 +85,7 @@ if [ ${#apt_missing[@]} -gt 0 ] || [ ${#py_missing[@]} -gt 0 ]; then
 fi
 
 if $check_only; then
+    ! $wasm_missing || exit 1
     say "nothing is missing"
     exit 0
 fi
@@ -84,6 +96,10 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
     "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 \
         install -y -qq "${apt_missing[@]}" >/dev/null
+fi
+if $wasm_missing; then
+    say "adding the Rust target wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
 fi
 if [ ${#py_missing[@]} -gt 0 ]; then
     say "installing into $venv: ${py_missing[*]}"

@@ -539,6 +539,18 @@ impl Book {
         }
     }
 
+    /// The book of the positions with at most `depth` discs of this one (every one it holds
+    /// up to there, the main line's included): a small book cut from a large one, such as the
+    /// page's (`vier book cut`). It holds every position up to the smaller of the two depths.
+    pub fn cut(&self, depth: u32) -> Book {
+        let (w, h) = (self.width, self.height);
+        let entries: Vec<(BookKey, Entry)> = self
+            .values()
+            .filter(|&(k, _)| key_discs(k, w, h) <= depth)
+            .collect();
+        Book::from_entries(w, h, depth.min(self.depth), entries)
+    }
+
     /// The length of the book file that starts with `head` (its first 25 bytes, or all of a
     /// shorter file), or why `head` is no book's start.
     fn expected_len(head: &[u8]) -> Result<usize, BookError> {
@@ -1029,6 +1041,30 @@ mod tests {
         let p = Packing::new(8, 7, 0).unwrap();
         assert_eq!(p.entry_bytes(), (64 + 10usize).div_ceil(8));
         assert_eq!(Packing::new(7, 6, MAX_BUCKET_BITS + 1), None);
+    }
+
+    /// A cut keeps the entries up to its depth, main line included, and none past it; its
+    /// depth is never more than the book's.
+    #[test]
+    fn a_cut_book_holds_exactly_the_positions_up_to_its_depth() {
+        let mut p = Position::<7, 6, u64>::new();
+        let mut entries = vec![(p.symmetric_key().0, Entry::new(1, Some(3)))];
+        for (i, c) in [3, 3, 2, 4, 1, 5].into_iter().enumerate() {
+            p.play_col(c);
+            entries.push((p.symmetric_key().0, Entry::new(i as i32 - 2, Some(c))));
+        }
+        // a book of depth 4 with a main line to 6 discs
+        let book = Book::from_entries(7, 6, 4, entries.clone());
+        let cut = book.cut(5);
+        assert_eq!((cut.depth(), cut.len(), cut.max_moves()), (4, 6, 5));
+        for (discs, &(k, e)) in entries.iter().enumerate() {
+            let want = (discs <= 5).then_some(e);
+            assert_eq!(cut.entry_key(k.to_u128()), want, "{discs} discs");
+        }
+        let small = book.cut(2);
+        assert_eq!((small.depth(), small.len()), (2, 3));
+        let bytes = small.to_bytes();
+        assert_eq!(Book::from_bytes(&bytes), Ok(small));
     }
 
     /// A bucket table that does not start at 0, goes back or runs past the entries is refused,

@@ -130,6 +130,20 @@ pub enum BookCmd {
         #[arg(long, default_value_t = 256, value_parser = super::table_mb)]
         hash: usize,
     },
+    /// Writes the positions of a book with at most DEPTH discs as a book of their own: the
+    /// small book the page in the browser loads (tools/web.sh: `--depth 9`, from the built-in
+    /// book).
+    Cut {
+        /// The new book holds the positions with at most this many discs.
+        #[arg(long)]
+        depth: u32,
+        /// The book to cut from (default: the one built in).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        /// The book file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
     /// Size and depth of a book; with --moves, the book's score of that position and of every
     /// column.
     Info {
@@ -186,6 +200,23 @@ pub fn run(cmd: BookCmd) -> io::Result<ExitCode> {
                 command += &format!(" --book {}", path.display());
             }
             openings_file(&book, &command, &opts, &list, &mut out).map(|_| ExitCode::SUCCESS)
+        }
+        BookCmd::Cut {
+            depth,
+            book,
+            out: file,
+        } => {
+            let source = book.map_or(
+                crate::book::BookSource::BuiltIn,
+                crate::book::BookSource::File,
+            );
+            let book = crate::book::open(&source)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("{source}: {e}")))?
+                .expect("a book was asked for");
+            let cut = book.cut(depth);
+            cut.save(&file)?;
+            info(&cut, None, &mut out)?;
+            Ok(ExitCode::SUCCESS)
         }
         BookCmd::Info { file, moves } => {
             let book = load(&file)?;
@@ -336,7 +367,7 @@ fn build_commands(cmd: BookCmd, out: &mut dyn Write) -> io::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        BookCmd::Openings { .. } | BookCmd::Info { .. } => {
+        BookCmd::Openings { .. } | BookCmd::Info { .. } | BookCmd::Cut { .. } => {
             Err(io::Error::other("not a command that builds books"))
         }
     }

@@ -101,7 +101,7 @@ function who(s, side) {
 function statusText(s) {
   if (s.status === "x-wins" || s.status === "o-wins") {
     const side = s.status[0];
-    const four = s.winning.map(([c, r]) => `${c}/${r}`).join(" ");
+    const four = s.winning.map(([c, r]) => `${colChar(c, s.width)}/${r}`).join(" ");
     const winner = s.engine_side === side ? `The engine (${name[side]}) wins`
       : s.engine_side === "none" ? `${name[side]} wins` : `You (${name[side]}) win`;
     return `${winner}: four in a row at column/row ${four}.`;
