@@ -200,15 +200,15 @@ fn plans() -> Vec<(&'static str, Plan)> {
         // docs/levels/README.md: the calibration's command, as in tools/README.md above
         // docs/study/README.md
         (
-            "cargo build --release && python3 tools/study.py",
+            "cargo build --release && python3 tools/study.py --out-dir docs/study",
             Skip("the whole study: half an hour; tools/tests/test_study.py runs `study.py --quick`"),
         ),
         (
-            "python3 tools/study.py --replot",
+            "python3 tools/study.py --replot --out-dir docs/study",
             Skip("rewrites the committed report from its results.json; tools/tests/test_study.py replots"),
         ),
         (
-            "python3 tools/study.py --parts elo --level-ms 100 --elo-times '' --fsf-times '' --h2h-times '' --merge",
+            "python3 tools/study.py --parts elo --level-ms 100 --elo-times '' --fsf-times '' --h2h-times '' --merge --out-dir docs/study",
             Skip("adds the search levels' matches to the committed results: minutes"),
         ),
         // docs/talk.md
