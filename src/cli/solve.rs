@@ -16,8 +16,8 @@ use crate::solver::Solver;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// `vier solve`'s arguments.
@@ -204,6 +204,7 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
     solver.set_book(opts.book.clone());
     solver.set_threads(opts.threads);
     let mut sum = SolveSummary::default();
+    let progress = Progress::start(opts.progress);
     for (i, line) in input.lines().enumerate() {
         let line = match line {
             Ok(l) => l,
@@ -245,7 +246,7 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
             .map_or_else(SearchControl::unlimited, SearchControl::within);
         solver.set_limits(Some(control.clone()), None);
         let start = Instant::now();
-        let (text, score, proven) = with_progress(opts.progress, moves, &control, || {
+        let (text, score, proven) = progress.watch(moves, &control, || {
             if opts.all {
                 match solver.analyse(&pos, opts.weak) {
                     Ok(scores) => {
@@ -293,52 +294,108 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
     Ok(sum)
 }
 
-/// Runs `solve` (one position's proof under `control`) while, with `progress`, a thread of its
-/// own reports on stderr once it has taken [`PROGRESS_AFTER`]: the time, the nodes, the nodes
-/// per second and the window of scores still open, as `control` sees them.
-fn with_progress<T>(
-    progress: Option<bool>,
-    moves: &str,
-    control: &SearchControl,
-    solve: impl FnOnce() -> T,
-) -> T {
-    let Some(terminal) = progress else {
-        return solve();
-    };
-    let (done, wait) = channel::<()>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let started = Instant::now();
+/// The position being proven, as the progress thread sees it.
+struct Current {
+    moves: String,
+    started: Instant,
+    control: Arc<SearchControl>,
+}
+
+/// One thread for the whole run that reports on stderr the position being proven once it has
+/// taken [`PROGRESS_AFTER`]: the time, the nodes, the nodes per second and the window of scores
+/// still open, as its control sees them. One thread, not one per position: most positions take
+/// microseconds, less than starting a thread costs.
+struct Progress {
+    current: Arc<Mutex<Option<Current>>>,
+    /// Dropped to end the thread.
+    done: Option<Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    /// With `progress` (`Some(terminal)`), the reporting thread; `None` reports nothing.
+    fn start(progress: Option<bool>) -> Progress {
+        let current: Arc<Mutex<Option<Current>>> = Arc::new(Mutex::new(None));
+        let Some(terminal) = progress else {
+            return Progress {
+                current,
+                done: None,
+                thread: None,
+            };
+        };
+        let (done, wait) = channel::<()>();
+        let seen = current.clone();
+        let thread = std::thread::spawn(move || {
+            // the position last shown, its next report, and whether a line waits to be cleared
+            let mut shown: Option<Instant> = None;
             let mut next = PROGRESS_AFTER;
-            let mut shown = false;
-            loop {
-                let left = next.saturating_sub(started.elapsed());
-                match wait.recv_timeout(left) {
-                    Err(RecvTimeoutError::Timeout) => {}
-                    _ => break,
+            let mut dirty = false;
+            while let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(PROGRESS_POLL) {
+                let guard = seen.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(c) = guard.as_ref() else {
+                    continue;
+                };
+                if shown != Some(c.started) {
+                    shown = Some(c.started);
+                    next = PROGRESS_AFTER;
                 }
-                let line = progress_line(moves, started.elapsed(), control);
+                let elapsed = c.started.elapsed();
+                if elapsed < next {
+                    continue;
+                }
+                let line = progress_line(&c.moves, elapsed, &c.control);
+                drop(guard);
                 let mut err = io::stderr().lock();
                 if terminal {
-                    // one line, rewritten in place; cleared when the position is done
+                    // one line, rewritten in place; cleared when the run ends
                     let _ = write!(err, "\r\x1b[K{line}");
-                    next += Duration::from_millis(250);
+                    next = elapsed + Duration::from_millis(250);
+                    dirty = true;
                 } else {
                     let _ = writeln!(err, "{line}");
                     next = (next * 2).min(next + Duration::from_secs(60));
                 }
                 let _ = err.flush();
-                shown = true;
             }
-            if terminal && shown {
+            if dirty {
                 let _ = write!(io::stderr().lock(), "\r\x1b[K");
             }
         });
+        Progress {
+            current,
+            done: Some(done),
+            thread: Some(thread),
+        }
+    }
+
+    /// Runs `solve`, the proof of `moves` under `control`, as the position the thread watches.
+    fn watch<T>(&self, moves: &str, control: &Arc<SearchControl>, solve: impl FnOnce() -> T) -> T {
+        if self.thread.is_none() {
+            return solve();
+        }
+        let set = |c: Option<Current>| *self.current.lock().unwrap_or_else(|e| e.into_inner()) = c;
+        set(Some(Current {
+            moves: moves.to_string(),
+            started: Instant::now(),
+            control: control.clone(),
+        }));
         let r = solve();
-        drop(done);
+        set(None);
         r
-    })
+    }
 }
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.done.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// How often the progress thread looks at the position being proven.
+const PROGRESS_POLL: Duration = Duration::from_millis(50);
 
 /// A position shows its progress once it has taken this long.
 const PROGRESS_AFTER: Duration = Duration::from_secs(1);
