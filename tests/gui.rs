@@ -11,11 +11,9 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 #[test]
 fn browser_and_http_tests() {
-    let root = env!("CARGO_MANIFEST_DIR");
     let shot = std::env::var_os("VIER_GUI_SCREENSHOT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gui.png"));
@@ -28,22 +26,14 @@ fn browser_and_http_tests() {
     for path in &shots {
         let _ = std::fs::remove_file(path);
     }
-    let out = Command::new("python3")
-        .arg("tests/gui/test_gui.py")
-        .current_dir(root)
-        .env("VIER_BIN", env!("CARGO_BIN_EXE_vier"))
-        .env("VIER_GUI_SCREENSHOT", &shot)
-        .output()
-        .expect("python3 must be installed to run the browser tests");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "tests/gui/test_gui.py failed:\n{stdout}\n{stderr}"
+    let ran = common::run_unittest(
+        "tests/gui/test_gui.py",
+        &[
+            ("VIER_BIN", env!("CARGO_BIN_EXE_vier").as_ref()),
+            ("VIER_GUI_SCREENSHOT", shot.as_os_str()),
+        ],
     );
-    // unittest prints "Ran N tests"; zero would be a broken suite, not a pass
-    let ran = common::unittest_ran(&stderr);
-    assert!(ran > 0, "tests/gui/test_gui.py ran no test:\n{stderr}");
+    assert!(ran > 0, "tests/gui/test_gui.py ran no test");
     // the game with the analysis, and the 12 columns on a laptop and on a phone
     for path in &shots {
         let png = std::fs::read(path).unwrap_or_default();

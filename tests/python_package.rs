@@ -5,22 +5,10 @@
 //! (`CARGO_TARGET_TMPDIR`) and are reused: a second run rebuilds only what changed. Installing
 //! maturin, pytest and pettingzoo needs PyPI the first time.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Runs `cmd`, failing the test with its output when it fails.
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
 
 fn venv_python(venv: &Path) -> PathBuf {
     venv.join("bin").join("python")
@@ -31,7 +19,7 @@ fn environment(tmp: &Path) -> PathBuf {
     let venv = tmp.join("pyvenv");
     let python = venv_python(&venv);
     if !python.exists() {
-        run(
+        common::run_checked(
             Command::new("python3").args(["-m", "venv"]).arg(&venv),
             "python3 -m venv",
         );
@@ -42,7 +30,7 @@ fn environment(tmp: &Path) -> PathBuf {
         .is_ok_and(|o| o.status.success());
     if !ready {
         // pettingzoo's connect_four_v3 imports pygame for its renderer
-        run(
+        common::run_checked(
             Command::new(&python).args([
                 "-m",
                 "pip",
@@ -72,7 +60,7 @@ fn python_package_builds_and_passes_its_tests() {
     .expect("PATH joins");
     // `pip install .` as a user runs it, with the build requirements already in place (no
     // isolated download) and a cargo target directory that outlives the run
-    run(
+    common::run_checked(
         Command::new(&python)
             .args([
                 "-m",

@@ -25,20 +25,6 @@ use std::sync::OnceLock;
 
 const VIER: &str = env!("CARGO_BIN_EXE_vier");
 
-/// Runs `cmd`, failing the test with its output when it fails; its stdout.
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
 /// Positions of several sizes, each quick to solve: 7x6 openings the book answers and middle
 /// games, small boards from the start, and from random games the boards past 64 bits (8x8,
 /// 9x7, 5x13, 7x9, 11x5) and the wide ones written with letters (10x4, 12x4, 11x5).
@@ -145,7 +131,7 @@ fn site() -> &'static (PathBuf, PathBuf) {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web");
         std::fs::create_dir_all(&tmp).expect("a folder for the module");
-        let installed = run(
+        let installed = common::run_checked(
             Command::new("rustup").args(["target", "list", "--installed"]),
             "rustup target list --installed",
         );
@@ -156,7 +142,7 @@ fn site() -> &'static (PathBuf, PathBuf) {
         );
         let target = tmp.join("target");
         let site = tmp.join("site");
-        run(
+        common::run_checked(
             Command::new(root.join("tools/web.sh"))
                 .arg(&site)
                 .env("VIER", VIER)
@@ -184,7 +170,7 @@ fn the_module_analyses_as_vier_solve_and_plays_legal_moves() {
     let book = site.join("7x6.book.gz");
     let expected = tmp.join("expected.json");
     std::fs::write(&expected, self::expected()).expect("expected values written");
-    let out = run(
+    let out = common::run_checked(
         Command::new("node")
             .arg(root.join("tests/web/check.mjs"))
             .arg(wasm)
@@ -207,7 +193,6 @@ fn the_module_analyses_as_vier_solve_and_plays_legal_moves() {
 
 #[test]
 fn the_static_page_plays_and_analyses_in_chromium() {
-    let root = env!("CARGO_MANIFEST_DIR");
     let (site, _) = site();
     let shots = std::env::var_os("VIER_WEB_SCREENSHOTS")
         .map(PathBuf::from)
@@ -216,26 +201,15 @@ fn the_static_page_plays_and_analyses_in_chromium() {
     for n in names {
         let _ = std::fs::remove_file(shots.join(n));
     }
-    let out = Command::new("python3")
-        .arg("tests/web/test_page.py")
-        .current_dir(root)
-        .env("VIER_BIN", VIER)
-        .env("VIER_WEB_DIR", site)
-        .env("VIER_WEB_SCREENSHOTS", &shots)
-        .output()
-        .expect("python3 must be installed to run the browser tests");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "tests/web/test_page.py failed:\n{stdout}\n{stderr}"
+    let ran = common::run_unittest(
+        "tests/web/test_page.py",
+        &[
+            ("VIER_BIN", VIER.as_ref()),
+            ("VIER_WEB_DIR", site.as_os_str()),
+            ("VIER_WEB_SCREENSHOTS", shots.as_os_str()),
+        ],
     );
-    // unittest prints "Ran N tests"; zero would be a broken suite, not a pass
-    let ran = common::unittest_ran(&stderr);
-    assert!(
-        ran >= 7,
-        "tests/web/test_page.py ran {ran} tests:\n{stderr}"
-    );
+    assert!(ran >= 7, "tests/web/test_page.py ran {ran} tests");
     for n in names {
         let png = std::fs::read(shots.join(n)).unwrap_or_default();
         assert!(

@@ -63,6 +63,38 @@ pub fn pons_set(name: &str) -> Vec<(String, i32)> {
         .collect()
 }
 
+/// Runs `cmd`, failing the test with its output when it fails; its stdout.
+pub fn run_checked(cmd: &mut Command, what: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Runs the Python unittest script `script` with `python3` (from the repository's root, with
+/// `env`), failing the test with its output when it fails; how many tests it ran (`Ran N`).
+pub fn run_unittest(script: &str, env: &[(&str, &std::ffi::OsStr)]) -> u32 {
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .output()
+        .expect("python3 must be installed to run the browser tests");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{script} failed:\n{stdout}\n{stderr}");
+    // unittest prints "Ran N tests"; zero would be a broken suite, not a pass
+    unittest_ran(&stderr)
+}
+
 /// How many tests a Python unittest run reports on stderr (`Ran N tests`); 0 if none, which a
 /// caller treats as a broken suite, not a pass.
 pub fn unittest_ran(stderr: &str) -> u32 {
