@@ -229,15 +229,10 @@ impl Engine {
         })
     }
 
-    /// New tables of `hash_mb` megabytes (what was learnt is lost); a size the machine cannot
-    /// give leaves the tables as they were.
-    pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), TableError> {
-        self.set_hash_until(hash_mb, &|| false)
-    }
-
-    /// [`Engine::set_hash`], the new memory taken before it returns unless `cancelled` gives
-    /// that up first.
-    pub fn set_hash_until(
+    /// New tables of `hash_mb` megabytes (what was learnt is lost), their memory taken before
+    /// it returns unless `cancelled` gives that up first; a size the machine cannot give leaves
+    /// the tables as they were.
+    pub fn set_hash(
         &mut self,
         hash_mb: usize,
         cancelled: &(dyn Fn() -> bool + Sync),

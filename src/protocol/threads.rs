@@ -148,7 +148,7 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: A
             Job::SetHash(mb) => {
                 // keeps the book, the threads and the techniques; a refused size leaves the tables
                 let result = match engine.as_mut() {
-                    Some(e) => e.set_hash_until(mb, &cancelled),
+                    Some(e) => e.set_hash(mb, &cancelled),
                     None => Engine::new_until(mb, &cancelled).map(|mut e| {
                         configure(&mut e, &book, threads, techniques);
                         engine = Some(e);
