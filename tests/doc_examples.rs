@@ -102,7 +102,7 @@ fn plans() -> Vec<(&'static str, Plan)> {
         ),
         (
             "node tools/wasm_bench.mjs",
-            Skip("minutes of solving Pons' sets twice; tests/web.rs compares the module's node counts with vier solve's"),
+            Skip("minutes of solving Pons' sets three times; tests/web.rs compares the module's node counts with vier solve's"),
         ),
         // docs/book/building.md
         (

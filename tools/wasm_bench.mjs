@@ -7,17 +7,35 @@
 //
 //   tools/web.sh && cargo build --release
 //   node tools/wasm_bench.mjs [--vier target/release/vier] [--wasm target/web/vier.wasm.gz]
-//                             [--limit N] [SET ...]        (default: every tests/data/pons set)
+//                             [--limit N] [--passes N] [SET ...]
+//                             (default: every tests/data/pons set, 3 passes)
 //
-// The native times are vier's own (`vier solve` prints each position's microseconds), the wasm
-// ones the module's (performance.now() around the solve): neither counts start-up or I/O, and
-// the module is warmed up first (below).
+// The native times are vier's own (`vier solve` times each position; its summary's nodes per
+// second give the set's total unrounded, where each line rounds to whole microseconds), the wasm
+// ones the module's (performance.now() around each solve): neither counts start-up or I/O.
+//
+// What is compared is the solver's speed once the code is compiled, natively and in V8:
+// - V8 first runs a module's functions as its baseline compiler makes them, compiled one by one
+//   when first called, and compiles the hot ones again with its optimising tier while they
+//   run. A page reaches the optimised code within its first solves; a benchmark would count a
+//   function's compile in the position that first needs it (a millisecond, where a position
+//   takes microseconds). So the module is compiled by the optimising tier at once, before any
+//   position (the V8 flags below: the same code, compiled earlier).
+// - Each set is run `--passes` times, native and wasm in turn, and each side's time is its
+//   quickest pass: a pause of the machine's or of V8's (its garbage collector interrupts wasm
+//   too, for the JSON of the calls between positions) lands in one pass, and a set of
+//   microsecond positions is a few milliseconds in all. The ratio of all the passes' sums is
+//   printed beside it.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
 import { compile, instantiate } from "../web/wasm.js";
+
+v8.setFlagsFromString("--no-wasm-lazy-compilation");
+v8.setFlagsFromString("--no-wasm-dynamic-tiering");
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -30,6 +48,7 @@ const option = (name, fallback) => {
 const vier = option("--vier", join(root, "target/release/vier"));
 const wasmPath = option("--wasm", join(root, "target/web/vier.wasm.gz"));
 const limit = Number(option("--limit", "0")) || Infinity;
+const passes = Math.max(1, Number(option("--passes", "3")) || 3);
 const setsDir = join(root, "tests/data/pons");
 const sets = args.length > 0 ? args : readdirSync(setsDir).filter((f) => f.startsWith("Test_")).sort().map((f) => join(setsDir, f));
 
@@ -44,46 +63,52 @@ for (const [what, path, how] of [
 }
 
 const engine = await instantiate(await compile(readFileSync(wasmPath)));
-// V8 first runs a module's functions as compiled by its baseline tier and compiles the hot ones
-// again with its optimising tier: solve a few positions of each set untimed first
 const readSet = (set) => readFileSync(set, "utf8").split("\n").filter((l) => l.trim() && !l.startsWith("#"));
-for (const set of sets) {
-  for (const line of readSet(set).slice(0, 50)) engine.call({ op: "solve", size: "7x6", moves: line.split(/\s+/)[0] });
-}
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
 let mismatches = 0;
-console.log("set            positions  native ms  wasm ms   ratio  mean nodes  wasm max ms");
-for (const set of sets) {
-  const lines = readSet(set).slice(0, limit);
+// one pass of one set on both sides: the total milliseconds of each side, and each position's
+// nodes (null where the two sides differ: printed)
+function pass(set, lines) {
   const input = lines.join("\n") + "\n";
   // the native solver on the whole set, each position's line: moves score nodes micros
   const run = spawnSync(vier, ["solve", "--no-book"], { input, encoding: "utf8", maxBuffer: 1 << 26 });
-  if (run.status !== 0) {
+  const rate = /, (\d+) nodes\/s/.exec(run.stderr ?? "");
+  if (run.status !== 0 || rate === null) {
     console.error(`wasm_bench: ${vier} solve failed on ${set}: ${run.stderr}`);
     process.exit(2);
   }
   const native = run.stdout.trim().split("\n").map((l) => l.split(/\s+/));
-  let nativeMs = 0;
+  const nativeMs = (sum(native.map((l) => Number(l[2]))) / Number(rate[1])) * 1000;
   let wasmMs = 0;
-  let nodes = 0;
-  let slowest = { ms: 0, moves: "" };
-  lines.forEach((line, i) => {
+  const nodes = lines.map((line, i) => {
     const [moves] = line.split(/\s+/);
-    const [nMoves, nScore, nNodes, nMicros] = native[i] ?? [];
+    const [nMoves, nScore, nNodes] = native[i] ?? [];
     const w = engine.call({ op: "solve", size: "7x6", moves });
     if (nMoves !== moves || w.error !== undefined || String(w.score) !== nScore || String(w.nodes) !== nNodes) {
       mismatches++;
       console.log(`MISMATCH ${basename(set)} ${moves}: native ${native[i]?.join(" ")}, wasm ${JSON.stringify(w)}`);
-      return;
+      return null;
     }
-    nativeMs += Number(nMicros) / 1000;
     wasmMs += w.time_ms;
-    nodes += w.nodes;
-    if (w.time_ms > slowest.ms) slowest = { ms: w.time_ms, moves };
+    return w.nodes;
   });
+  return { nativeMs, wasmMs, nodes };
+}
+
+console.log(`${passes} passes; each side's quickest pass (and the ratio of all passes' sums)`);
+console.log("set            positions  native ms  wasm ms   ratio  (all passes)  mean nodes");
+for (const set of sets) {
+  const lines = readSet(set).slice(0, limit);
+  const runs = Array.from({ length: passes }, () => pass(set, lines));
+  const nativeMs = Math.min(...runs.map((r) => r.nativeMs));
+  const wasmMs = Math.min(...runs.map((r) => r.wasmMs));
+  const plain = sum(runs.map((r) => r.wasmMs)) / sum(runs.map((r) => r.nativeMs));
+  const nodes = runs[0].nodes.filter((n) => n !== null);
   console.log(
-    `${basename(set).padEnd(14)} ${String(lines.length).padStart(9)} ${nativeMs.toFixed(0).padStart(10)} ` +
-      `${wasmMs.toFixed(0).padStart(8)} ${(wasmMs / nativeMs).toFixed(2).padStart(7)} ` +
-      `${(nodes / lines.length).toFixed(0).padStart(11)} ${slowest.ms.toFixed(1).padStart(12)} (${slowest.moves})`,
+    `${basename(set).padEnd(14)} ${String(lines.length).padStart(9)} ${nativeMs.toFixed(1).padStart(10)} ` +
+      `${wasmMs.toFixed(1).padStart(8)} ${(wasmMs / nativeMs).toFixed(2).padStart(7)} ${plain.toFixed(2).padStart(13)} ` +
+      `${(sum(nodes) / Math.max(1, nodes.length)).toFixed(0).padStart(11)}`,
   );
 }
 if (mismatches > 0) {
