@@ -207,14 +207,7 @@ fn vier_bounded(args: &[&str]) -> Output {
 #[cfg(unix)]
 #[test]
 fn a_fifo_as_a_book_is_refused_by_book_info_and_solve() {
-    let dir = std::env::temp_dir().join(format!("vier-fifo-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let fifo = dir.join("f.book");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo runs");
-    assert!(made.success());
+    let (dir, fifo) = common::fifo("fifo-cli");
     let path = fifo.to_str().unwrap();
     for args in [&["book", "info", path][..], &["solve", "--book", path][..]] {
         let out = vier_bounded(args);

@@ -888,14 +888,7 @@ fn score(line: &str) -> String {
 #[cfg(unix)]
 #[test]
 fn a_fifo_as_book_file_is_refused_and_isready_and_quit_are_answered() {
-    let dir = std::env::temp_dir().join(format!("vier-fifo-book-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let fifo = dir.join("f.book");
-    let made = Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo runs");
-    assert!(made.success());
+    let (dir, fifo) = common::fifo("fifo-book");
     let mut e = Engine::start();
     e.send(&format!("setoption name BookFile value {}", fifo.display()));
     let out = e.sync();

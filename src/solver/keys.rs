@@ -83,11 +83,9 @@ mod tests {
     #[test]
     fn the_fast_mirror_is_the_mirror_on_every_size() {
         fn check<const W: usize, const H: usize, B: Bitboard>() {
-            let mut x = 0x2545_F491_4F6C_DD1Du64;
+            let mut rng = crate::rng::Rng::new(0x2545_F491_4F6C_DD1D);
             for _ in 0..200 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = rng.next_u64();
                 let mut p = Position::<W, H, B>::new();
                 for i in 0..(x % (W * H) as u64) {
                     let c = ((x >> (i % 50)) as usize + i as usize) % W;

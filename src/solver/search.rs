@@ -448,11 +448,9 @@ mod tests {
 
     #[test]
     fn counting_two_boards_together_counts_both() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::rng::Rng::new(1);
         for _ in 0..1000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let (a, b) = (x, x.rotate_left(29) & x.rotate_right(5));
             assert_eq!(count_pair(a, b), a.count_ones() + b.count_ones());
             let (wa, wb) = ((a as u128) << 64 | b as u128, (b as u128) << 3);

@@ -122,3 +122,18 @@ pub fn proc_status(pid: u32, key: &str) -> Option<u64> {
 pub fn rss_mb(pid: u32) -> u64 {
     proc_status(pid, "VmRSS").unwrap_or(0) >> 10
 }
+
+/// A FIFO named `f.book` in a new directory of its own (`tag` keeps tests apart): the
+/// directory, to remove afterwards, and the FIFO's path. Opening one with no writer blocks.
+#[cfg(unix)]
+pub fn fifo(tag: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("vier-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.book");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    (dir, fifo)
+}

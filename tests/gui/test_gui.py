@@ -68,6 +68,13 @@ class Server:
     def alive(self):
         return self.proc.poll() is None
 
+    def first_move(self, settings=None):
+        """A new game with `settings`, column 4 played in it: its id and the move's status."""
+        sid = self.request("POST", "/api/session")[1]["id"]
+        if settings is not None:
+            self.request("POST", f"/api/session/{sid}/settings", settings)
+        return sid, self.request("POST", f"/api/session/{sid}/move", {"column": 4})[0]
+
     def stop(self):
         self.proc.stdout.close()
         self.proc.terminate()
@@ -630,10 +637,7 @@ class HttpTests(unittest.TestCase):
         self.assert_unchanged(sid, snap)
 
     def test_a_killed_engine_is_reported_and_restarted(self):
-        st, snap = self.server.request("POST", "/api/session")
-        sid = snap["id"]
-        self.server.request("POST", f"/api/session/{sid}/settings", {"movetime": 100})
-        self.server.request("POST", f"/api/session/{sid}/move", {"column": 4})
+        sid, _ = self.server.first_move({"movetime": 100})
         snap = wait_for(
             "the engine's reply",
             lambda: (s := self.server.request("GET", f"/api/session/{sid}")[1])["to_move"] == "x"
@@ -774,10 +778,8 @@ class HttpTests(unittest.TestCase):
         cap = 8  # MAX_SESSIONS in src/gui/server.rs
         srv = self.fake("hang")
         try:
-            st, snap = srv.request("POST", "/api/session")
-            sid = snap["id"]
-            srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 60000})
-            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            sid, status = srv.first_move({"movetime": 60000})
+            self.assertEqual(status, 200)
             snap = wait_for(
                 "the engine to think",
                 lambda: (s := srv.request("GET", f"/api/session/{sid}")[1])["engine"]["state"] == "thinking"
@@ -827,9 +829,8 @@ class HttpTests(unittest.TestCase):
     def test_an_engine_that_speaks_column_digits(self):
         srv = self.fake("digits")
         try:
-            st, snap = srv.request("POST", "/api/session")
-            sid = snap["id"]
-            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            sid, status = srv.first_move()
+            self.assertEqual(status, 200)
             snap = wait_for(
                 "the fake engine's reply",
                 lambda: (s := srv.request("GET", f"/api/session/{sid}")[1])["moves"] == "41" and s,
@@ -841,10 +842,8 @@ class HttpTests(unittest.TestCase):
     def test_a_hung_engine_is_reported_and_restarted(self):
         srv = self.fake("hang")
         try:
-            st, snap = srv.request("POST", "/api/session")
-            sid = snap["id"]
-            srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 100})
-            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            sid, status = srv.first_move({"movetime": 100})
+            self.assertEqual(status, 200)
             snap = wait_for(
                 "the hang to be noticed",
                 lambda: (s := srv.request("GET", f"/api/session/{sid}")[1])["engine"]["restarts"] > 0
