@@ -1,6 +1,6 @@
 //! `vier gui`'s command: the local server started on an address, and the browser opened on it.
 
-use super::engine::EngineCmd;
+use super::child::EngineCmd;
 use super::server;
 use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr};

@@ -5,10 +5,10 @@
 //! [`state`] is one game as a state machine with no input or output, [`game`] the rules as the
 //! page needs them; both build for the browser too (the `page` feature). The rest is the local
 //! server's: [`local`] starts it, [`server`] is the HTTP side, [`session`] one tab's game and its
-//! engine, [`engine`] the child process and the parsing of its output.
+//! engine, [`child`] the engine's child process and the parsing of its output.
 
 #[cfg(feature = "native")]
-pub mod engine;
+pub mod child;
 pub mod game;
 #[cfg(feature = "native")]
 pub mod local;

@@ -2,7 +2,7 @@
 //! stream of the session's state. Every answer to a bad request is a 4xx with a JSON
 //! `{"error": "..."}` and leaves the session as it was.
 
-use super::engine::EngineCmd;
+use super::child::EngineCmd;
 use super::session::Session;
 use super::state::{MoveReq, NewReq, PositionReq, Refused, SettingsReq, State as Game};
 use axum::extract::rejection::JsonRejection;

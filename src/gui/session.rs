@@ -3,7 +3,7 @@
 //! process over the protocol. Each session has its own engine, so that tabs cannot see or
 //! disturb each other's searches, and a crash takes down one game's engine only.
 
-use super::engine::{parse_bestmove, parse_info, Engine, EngineCmd};
+use super::child::{parse_bestmove, parse_info, Engine, EngineCmd};
 use super::game::{self, View};
 use super::state::{Job, Refused, Search, Side, State};
 use crate::board::Size;

@@ -1,5 +1,5 @@
 //! The UCI-style line protocol of protocol.md, by job: [`parse`] turns a line into a typed
-//! command (a pure function), [`engine`] is the loop that owns the engine state, [`threads`]
+//! command (a pure function), [`session`] is the loop that owns the engine state, [`threads`]
 //! holds its reader and searcher threads, [`game`] the position typed by the board size, [`go`]
 //! the plan of a search (limits and deadlines, a pure function),
 //! [`options`] how an option is declared with its action, [`format`](mod@format) what the
@@ -7,13 +7,13 @@
 //! through the path a GUI's commands take, and [`help`] what it says to a person.
 
 pub mod bench;
-pub mod engine;
 pub mod format;
 pub mod game;
 pub mod go;
 pub mod help;
 pub mod options;
 pub mod parse;
+pub mod session;
 pub mod threads;
 
-pub use engine::run;
+pub use session::run;

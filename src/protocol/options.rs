@@ -1,5 +1,5 @@
 //! How an option is declared: its name, its type with default and range, and the action that
-//! applies a value, in one declaration (the table itself is in [`super::engine`], beside the
+//! applies a value, in one declaration (the table itself is in [`super::session`], beside the
 //! state its actions change). An option cannot be declared without its action, nor with an
 //! action of another type: both fail to compile. Checking a `setoption` value yields the error
 //! message the protocol prints, and an action never sees an unchecked value.
