@@ -34,7 +34,11 @@
 //! replacement within a bucket evicts the entry of another generation first, then the one whose
 //! subtree cost the least work, so expensive results survive.
 
+mod memory;
+
 use crate::bits::Bitboard;
+use memory::Zeroed;
+pub use memory::{check_size, check_size_freeing, free_memory_mb, machine_memory_mb, TableError};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// One slot: the position's key (XOR its data) and what is known about it.
@@ -135,7 +139,7 @@ pub struct Heuristic {
 
 /// The table; `&self` is enough to store, so threads share one (see the module documentation).
 pub struct TransTable {
-    buckets: Buckets,
+    buckets: Zeroed<Bucket>,
     generation: AtomicU8,
 }
 
@@ -160,7 +164,9 @@ impl TransTable {
     /// before preparing it (the tables it replaces), counted as free.
     pub fn try_reserve(mb: usize, freed_mb: usize) -> Result<TransTable, TableError> {
         check_size_freeing(mb, freed_mb)?;
-        let buckets = try_allocate(buckets_in(mb)).ok_or(TableError::Refused { mb })?;
+        // SAFETY: an all-zero bucket is four empty slots
+        let buckets =
+            unsafe { Zeroed::try_new(buckets_in(mb)) }.ok_or(TableError::Refused { mb })?;
         Ok(TransTable {
             buckets,
             generation: AtomicU8::new(1),
@@ -170,7 +176,10 @@ impl TransTable {
     /// A table with exactly `n` buckets, prepared (tests use tiny tables to force replacement).
     pub fn with_buckets(n: usize) -> TransTable {
         let t = TransTable {
-            buckets: allocate(n.max(1)),
+            // SAFETY: an all-zero bucket is four empty slots
+            buckets: unsafe { Zeroed::try_new(n.max(1)) }.unwrap_or_else(|| {
+                std::alloc::handle_alloc_error(std::alloc::Layout::new::<Bucket>())
+            }),
             generation: AtomicU8::new(1),
         };
         t.prepare(&|| false);
@@ -187,15 +196,11 @@ impl TransTable {
     /// megabytes; returns false if it said stop first (the pages not yet taken are then taken
     /// as searches touch them).
     pub fn prepare(&self, cancelled: &(dyn Fn() -> bool + Sync)) -> bool {
-        self.buckets.for_each_piece(cancelled, |piece| {
-            if !populate(piece) {
-                // a write of what is there (a read alone would map the shared zero page, and
-                // an atomic "add nothing" is compiled to a read)
-                for b in piece.iter().step_by(BUCKETS_PER_PAGE) {
-                    let w = &b.slots[0].check;
-                    w.store(w.load(Ordering::Relaxed), Ordering::Relaxed);
-                }
-            }
+        self.buckets.prepare(cancelled, |b| {
+            // a write of what is there (a read alone would map the shared zero page, and an
+            // atomic "add nothing" is compiled to a read)
+            let w = &b.slots[0].check;
+            w.store(w.load(Ordering::Relaxed), Ordering::Relaxed);
         })
     }
 
@@ -376,84 +381,6 @@ impl TransTable {
     }
 }
 
-/// Why a table of a chosen size cannot be had.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TableError {
-    /// More megabytes than the machine has memory.
-    MoreThanMachine { mb: usize, machine_mb: usize },
-    /// More megabytes than the machine has free now: taking them all would end the process.
-    MoreThanFree { mb: usize, free_mb: usize },
-    /// The allocator (the kernel) refused the memory.
-    Refused { mb: usize },
-}
-
-impl std::fmt::Display for TableError {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        match self {
-            TableError::MoreThanMachine { mb, machine_mb } => write!(
-                f,
-                "a table of {mb} MB is more than this machine's memory ({machine_mb} MB)"
-            ),
-            TableError::MoreThanFree { mb, free_mb } => write!(
-                f,
-                "a table of {mb} MB is more than the memory free now ({free_mb} MB)"
-            ),
-            TableError::Refused { mb } => {
-                write!(f, "the system refused the memory for a table of {mb} MB")
-            }
-        }
-    }
-}
-
-impl std::error::Error for TableError {}
-
-/// The machine's physical memory in megabytes, when the system says.
-pub fn machine_memory_mb() -> Option<usize> {
-    #[cfg(unix)]
-    {
-        // SAFETY: sysconf only reads system configuration values.
-        let (pages, page) = unsafe {
-            (
-                libc::sysconf(libc::_SC_PHYS_PAGES),
-                libc::sysconf(libc::_SC_PAGESIZE),
-            )
-        };
-        if pages > 0 && page > 0 {
-            return Some(((pages as u128 * page as u128) >> 20) as usize);
-        }
-    }
-    None
-}
-
-/// The memory the machine can give without swapping or ending processes, in megabytes, when
-/// the system says (Linux: `MemAvailable`).
-pub fn free_memory_mb() -> Option<usize> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb >> 10)
-}
-
-/// Checks a table size a user chose against the machine's memory (without allocating).
-pub fn check_size(mb: usize) -> Result<(), TableError> {
-    match machine_memory_mb() {
-        Some(machine_mb) if mb > machine_mb => Err(TableError::MoreThanMachine { mb, machine_mb }),
-        _ => Ok(()),
-    }
-}
-
-/// [`check_size`], and against the memory free now, for a table that replaces tables of
-/// `freed_mb` megabytes, freed first: a table is prepared whole (see
-/// [`TransTable::prepare`]), so all of it is taken at once, and more than is free would end
-/// the process.
-pub fn check_size_freeing(mb: usize, freed_mb: usize) -> Result<(), TableError> {
-    check_size(mb)?;
-    match free_memory_mb().map(|f| f.saturating_add(freed_mb)) {
-        Some(free_mb) if mb > free_mb => Err(TableError::MoreThanFree { mb, free_mb }),
-        _ => Ok(()),
-    }
-}
-
 fn buckets_in(mb: usize) -> usize {
     (mb.clamp(1, usize::MAX >> 21) << 20) / std::mem::size_of::<Bucket>()
 }
@@ -472,180 +399,6 @@ fn tag<K: Bitboard>(rest: u64) -> u64 {
 #[inline(always)]
 fn same_tag<K: Bitboard>(d: u64, rest: u64) -> bool {
     K::BITS <= 64 || d >> TAG_BITS_SHIFT == rest >> TAG_SHIFT
-}
-
-fn allocate(n: usize) -> Buckets {
-    Buckets::try_new(n)
-        .unwrap_or_else(|| std::alloc::handle_alloc_error(std::alloc::Layout::new::<Bucket>()))
-}
-
-fn try_allocate(n: usize) -> Option<Buckets> {
-    Buckets::try_new(n)
-}
-
-/// Asks the kernel to take every page of `piece` for writing now, its contents kept (Linux
-/// 5.14 and later; the pieces of a mapping start on a page); false where it cannot, and the
-/// caller touches the pages itself.
-fn populate(piece: &[Bucket]) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let start = piece.as_ptr() as usize;
-        if start.is_multiple_of(4096) {
-            // SAFETY: the range is the piece, within the table's own mapping; the advice only
-            // takes its pages, their contents unchanged.
-            let r = unsafe {
-                libc::madvise(
-                    start as *mut libc::c_void,
-                    std::mem::size_of_val(piece),
-                    libc::MADV_POPULATE_WRITE,
-                )
-            };
-            return r == 0;
-        }
-    }
-    let _ = piece;
-    false
-}
-
-/// Buckets in a 4 KiB page: touching one word of each bucket this far apart takes every page.
-const BUCKETS_PER_PAGE: usize = 4096 / std::mem::size_of::<Bucket>();
-/// The memory one thread prepares (or wipes) between two questions to its `cancelled`.
-const PIECE_BYTES: usize = 4 << 20;
-/// Tables smaller than this are prepared on the calling thread alone.
-const PARALLEL_BYTES: usize = 64 << 20;
-
-/// The table's memory, zeroed (an all-zero slot is the empty entry). On Unix the pages come
-/// straight from the kernel, zeroed, and cost nothing until first touched, which
-/// [`TransTable::prepare`] does for every page, on all cores: std's zeroed allocation writes
-/// every byte on one thread when the alignment is a cache line's. On Linux a large table asks
-/// for huge pages: probes hit random buckets, and with 4 KiB pages nearly every probe of a large
-/// table would also miss the TLB.
-struct Buckets {
-    ptr: std::ptr::NonNull<Bucket>,
-    len: usize,
-}
-
-// SAFETY: Buckets owns its memory as a Box<[Bucket]> would, and Bucket is Send and Sync (atomics).
-unsafe impl Send for Buckets {}
-unsafe impl Sync for Buckets {}
-
-impl Buckets {
-    fn try_new(len: usize) -> Option<Buckets> {
-        let len = len.max(1);
-        // the size overflows no address space (the layout below checks it again elsewhere)
-        let bytes = len.checked_mul(std::mem::size_of::<Bucket>())?;
-        #[cfg(not(unix))]
-        let _ = bytes;
-        #[cfg(unix)]
-        // SAFETY: an anonymous private mapping of `bytes` bytes, owned by the result and unmapped
-        // by its drop; the kernel returns it page-aligned (more than a Bucket's alignment) and
-        // zeroed, and zeroed atomics are valid Buckets. madvise only advises about these pages.
-        let ptr = unsafe {
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            if p == libc::MAP_FAILED {
-                return None;
-            }
-            // The pages are taken by TransTable::prepare, after this advice, so in huge pages
-            // (for small tables too: a search of a few microseconds would otherwise pay for its
-            // page faults, measured: Test_L3_R1 at 4 MB, 3.0-3.2 instead of 1.7 us a position).
-            #[cfg(target_os = "linux")]
-            if bytes >= 4 << 20 {
-                libc::madvise(p, bytes, libc::MADV_HUGEPAGE);
-            }
-            p as *mut Bucket
-        };
-        #[cfg(not(unix))]
-        // SAFETY: a non-zero layout; zeroed atomics are valid Buckets; freed by drop with the
-        // same layout.
-        let ptr = unsafe {
-            std::alloc::alloc_zeroed(std::alloc::Layout::array::<Bucket>(len).ok()?) as *mut Bucket
-        };
-        Some(Buckets {
-            ptr: std::ptr::NonNull::new(ptr)?,
-            len,
-        })
-    }
-}
-
-impl Buckets {
-    /// Runs `work` on every piece of [`PIECE_BYTES`] of the buckets, on as many threads as the
-    /// machine has cores (one for a small table), until `cancelled` says stop; true if every
-    /// piece was done.
-    fn for_each_piece(
-        &self,
-        cancelled: &(dyn Fn() -> bool + Sync),
-        work: impl Fn(&[Bucket]) + Sync,
-    ) -> bool {
-        let per_piece = PIECE_BYTES / std::mem::size_of::<Bucket>();
-        let pieces: Vec<&[Bucket]> = self.chunks(per_piece).collect();
-        let bytes = self.len() * std::mem::size_of::<Bucket>();
-        let threads = if bytes < PARALLEL_BYTES {
-            1
-        } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        };
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let stopped = std::sync::atomic::AtomicBool::new(false);
-        let run = || loop {
-            if stopped.load(Ordering::Relaxed) {
-                return;
-            }
-            let Some(piece) = pieces.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                return;
-            };
-            if cancelled() {
-                stopped.store(true, Ordering::Relaxed);
-                return;
-            }
-            work(piece);
-        };
-        if threads <= 1 {
-            run();
-        } else {
-            std::thread::scope(|scope| {
-                for _ in 1..threads {
-                    // a thread that cannot be had leaves its share to the others
-                    let _ = std::thread::Builder::new().spawn_scoped(scope, run);
-                }
-                run();
-            });
-        }
-        !stopped.load(Ordering::Relaxed)
-    }
-}
-
-impl std::ops::Deref for Buckets {
-    type Target = [Bucket];
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: ptr points to len initialised Buckets owned by self.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for Buckets {
-    fn drop(&mut self) {
-        let bytes = self.len * std::mem::size_of::<Bucket>();
-        // SAFETY: frees exactly the memory try_new took, once.
-        #[cfg(unix)]
-        unsafe {
-            libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, bytes);
-        }
-        #[cfg(not(unix))]
-        unsafe {
-            let _ = bytes;
-            std::alloc::dealloc(
-                self.ptr.as_ptr() as *mut u8,
-                std::alloc::Layout::array::<Bucket>(self.len).unwrap(),
-            );
-        }
-    }
 }
 
 #[inline(always)]
@@ -822,7 +575,7 @@ mod tests {
         // SAFETY: the table's mapping is `bytes` long and page-aligned; vec has a byte per page.
         let r = unsafe {
             libc::mincore(
-                t.buckets.ptr.as_ptr() as *mut libc::c_void,
+                t.buckets.as_ptr() as *mut libc::c_void,
                 bytes,
                 vec.as_mut_ptr(),
             )
