@@ -444,7 +444,7 @@ impl PyEngine {
         let thought = self.think(py, &p, &request)?;
         let d = PyDict::new(py);
         d.set_item("move", thought.column)?;
-        d.set_item("score", thought.score().to_string())?;
+        d.set_item("score", thought.value().score.to_string())?;
         d.set_item("exact", thought.exact(&p))?;
         d.set_item("depth", thought.last.depth)?;
         d.set_item("nodes", thought.last.nodes)?;

@@ -16,7 +16,7 @@ use crate::board::{AnyPosition, Cell, Player, Size};
 use crate::book::{self, Book, BookSource};
 use crate::engine::{Engine, Handle, Request, Skill, SolverPool};
 use crate::levels::FULL_SKILL;
-use crate::score::{ordinal, Score};
+use crate::score::{ordinal, Score, ScoreBound, Value};
 use crate::search::Iteration;
 use std::fmt;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -766,20 +766,26 @@ fn colour_disc(p: Player, highlight: bool) -> String {
     format!("\x1b[1;{colour}{rev}m{disc}\x1b[0m")
 }
 
-/// The engine's score in words, from the engine's view.
-pub fn score_words(score: Score) -> String {
+/// The engine's value in words, from the engine's view; a win or loss the search found but
+/// has not proven the distance of is "in at most" so many moves.
+pub fn score_words(value: Value) -> String {
+    let at_most = if value.bound == ScoreBound::Exact {
+        ""
+    } else {
+        "at most "
+    };
     let moves = |n: u32| {
         if n == 1 {
-            "move".to_string()
+            format!("{at_most}move")
         } else {
-            format!("{n} moves")
+            format!("{at_most}{n} moves")
         }
     };
-    match score {
-        Score::Win(1) => "I win with my next move".into(),
+    match value.score {
+        Score::Win(1) if at_most.is_empty() => "I win with my next move".into(),
         Score::Win(n) => format!("I win in {}", moves(n)),
         Score::Loss(0) => "you have won".into(),
-        Score::Loss(1) => "you can win with your next move".into(),
+        Score::Loss(1) if at_most.is_empty() => "you can win with your next move".into(),
         Score::Loss(n) => format!("you can win in {}", moves(n)),
         Score::Draw => "drawn".into(),
         Score::Cp(v) if v >= EVEN_CP => "I am better".into(),
@@ -793,7 +799,7 @@ fn summary(it: &Iteration) -> String {
     let words = it
         .lines
         .first()
-        .map_or_else(|| "even".to_string(), |l| score_words(l.score));
+        .map_or_else(|| "even".to_string(), |l| score_words(l.value));
     format!("depth {}, {words}, {} nodes", it.depth, it.nodes)
 }
 
@@ -839,13 +845,18 @@ mod tests {
         assert_eq!(ordinal(1), "1st");
         assert_eq!(ordinal(12), "12th");
         assert_eq!(ordinal(22), "22nd");
-        assert_eq!(score_words(Score::Win(7)), "I win in 7 moves");
+        assert_eq!(score_words(Value::exact(Score::Win(7))), "I win in 7 moves");
+        let found = Value {
+            score: Score::Win(7),
+            bound: ScoreBound::Lower,
+        };
+        assert_eq!(score_words(found), "I win in at most 7 moves");
         assert_eq!(
-            score_words(Score::Loss(1)),
+            score_words(Value::exact(Score::Loss(1))),
             "you can win with your next move"
         );
-        assert_eq!(score_words(Score::Cp(0)), "even");
-        assert_eq!(score_words(Score::Cp(-80)), "you are better");
+        assert_eq!(score_words(Value::exact(Score::Cp(0))), "even");
+        assert_eq!(score_words(Value::exact(Score::Cp(-80))), "you are better");
         assert_eq!(
             hint_words(Score::Win(5)),
             "wins (with your 5th disc from now)"

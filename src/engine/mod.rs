@@ -19,7 +19,7 @@ use crate::control::SearchControl;
 use crate::eval;
 use crate::levels;
 pub use crate::levels::Skill;
-use crate::score::Score;
+use crate::score::{Score, Value};
 use crate::search::{Iteration, Line, SearchLimits, Searcher, Techniques};
 use crate::solver::{Solver, Stopped};
 use crate::time::{Deadlines, TimeLimit};
@@ -187,15 +187,15 @@ impl Thought {
             .or(self.last.lines.first())
     }
 
-    /// The value of the column played, from the side to move's view.
-    pub fn score(&self) -> Score {
-        self.line().map_or(Score::Cp(0), |l| l.score)
+    /// The value of the column played, from the side to move's view, with its bound.
+    pub fn value(&self) -> Value {
+        self.line().map_or(Value::exact(Score::Cp(0)), |l| l.value)
     }
 
-    /// Pons' exact score of the column played, when it is proven.
+    /// Pons' exact score of the column played, when it is proven (never for a bound).
     pub fn exact(&self, p: &AnyPosition) -> Option<i32> {
-        self.score()
-            .to_exact(p.size().cells() as i32, p.discs() as i32)
+        self.value()
+            .exact_score(p.size().cells() as i32, p.discs() as i32)
     }
 }
 
@@ -509,7 +509,7 @@ mod tests {
             depths.push(it.depth)
         });
         assert_eq!(t.column, Some(3));
-        assert_eq!(t.score(), Score::Win(1));
+        assert_eq!(t.value(), Value::exact(Score::Win(1)));
         assert_eq!(t.exact(&p), Some(18));
         assert!(!depths.is_empty() && t.chosen_by.is_none());
     }

@@ -6,7 +6,7 @@
 
 use super::game::{self, Status, View};
 use crate::board::Size;
-use crate::score::{ordinal, Score};
+use crate::score::{ordinal, Score, ScoreBound, Value};
 use serde::{Deserialize, Serialize};
 
 /// Who the engine plays.
@@ -659,9 +659,17 @@ fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
     let column = *info.pv.first()?;
     let cells = (v.width * v.height) as i32;
     let moves = v.moves.len() as i32;
-    let exact = !info.bound && !matches!(info.score, Score::Cp(_));
+    let value = Value {
+        score: info.score,
+        bound: if info.bound {
+            ScoreBound::Lower
+        } else {
+            ScoreBound::Exact
+        },
+    };
+    let exact = value.is_proven();
     // the root's exact score under the line that starts with the column: the column's score
-    let score = info.score.to_exact(cells, moves).unwrap_or(0);
+    let score = value.exact_score(cells, moves).unwrap_or(0);
     let (short, long, score, rank) = match info.score {
         Score::Win(n) => (
             format!("win {n}"),

@@ -2,8 +2,8 @@
 //! in the notation the GUI asked for.
 
 use crate::board::AnyPosition;
-use crate::score::wdl_permille;
-use crate::search::{Iteration, Line, ScoreBound};
+use crate::score::{wdl_permille, ScoreBound};
+use crate::search::{Iteration, Line};
 
 /// How moves are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub fn info(root: &AnyPosition, it: &Iteration, style: InfoStyle) -> Vec<String>
                 score(line)
             );
             if style.show_wdl {
-                let (w, d, l) = wdl_permille(line.score);
+                let (w, d, l) = wdl_permille(line.value.score);
                 s += &format!(" wdl {w} {d} {l}");
             }
             s += &format!(" nodes {} nps {nps}", it.nodes);
@@ -83,8 +83,8 @@ pub fn info(root: &AnyPosition, it: &Iteration, style: InfoStyle) -> Vec<String>
 /// `cp X`, `mate N` or `mate -N`, with `lowerbound`/`upperbound` for a bound. A proven draw is
 /// `cp 0`.
 pub fn score(line: &Line) -> String {
-    let mut s = line.score.to_string();
-    match line.bound {
+    let mut s = line.value.score.to_string();
+    match line.value.bound {
         ScoreBound::Exact => {}
         ScoreBound::Lower => s += " lowerbound",
         ScoreBound::Upper => s += " upperbound",

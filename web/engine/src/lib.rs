@@ -27,8 +27,8 @@ use vier::clock;
 use vier::engine::{Engine, Handle, Request, Skill, SolverPool, Thought, SOLVE_HASH_MB};
 use vier::levels;
 use vier::notation;
-use vier::score::Score;
-use vier::search::{Iteration, Line, ScoreBound, SearchLimits};
+use vier::score::ScoreBound;
+use vier::search::{Iteration, Line, SearchLimits};
 use vier::solver::Solver;
 
 #[cfg(target_arch = "wasm32")]
@@ -300,19 +300,18 @@ fn bound(b: ScoreBound) -> &'static str {
 /// (digits, letters past 9 columns), its 0-based columns, and the exact score once proven.
 fn line(p: &AnyPosition, l: &Line) -> Value {
     json!({
-        "score": l.score.to_string(),
-        "bound": bound(l.bound),
-        "exact": exact(p, l.score, l.bound),
+        "score": l.value.score.to_string(),
+        "bound": bound(l.value.bound),
+        "exact": exact(p, l),
         "pv": notation::move_string(l.pv.iter().copied(), p.width()),
         "columns": l.pv,
     })
 }
 
 /// Pons' exact score of a proven line's value (`None` for a heuristic value or a bound).
-fn exact(p: &AnyPosition, s: Score, b: ScoreBound) -> Option<i32> {
-    (b == ScoreBound::Exact)
-        .then(|| s.to_exact(p.size().cells() as i32, p.discs() as i32))
-        .flatten()
+fn exact(p: &AnyPosition, l: &Line) -> Option<i32> {
+    l.value
+        .exact_score(p.size().cells() as i32, p.discs() as i32)
 }
 
 /// A finished depth: what the GUI shows while the engine thinks (the best line's fields at the
@@ -327,8 +326,8 @@ fn iteration(p: &AnyPosition, it: &Iteration) -> Value {
     json!({
         "depth": it.depth,
         "seldepth": it.seldepth,
-        "score": best.map(|l| l.score.to_string()),
-        "exact": best.and_then(|l| exact(p, l.score, l.bound)),
+        "score": best.map(|l| l.value.score.to_string()),
+        "exact": best.and_then(|l| exact(p, l)),
         "pv": best.map(|l| notation::move_string(l.pv.iter().copied(), p.width())),
         "column": best.and_then(|l| l.pv.first()),
         "move": best.and_then(|l| l.pv.first()).map(|&c| notation::move_string([c], p.width())),
@@ -389,8 +388,8 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
     out["move"] = json!(thought
         .column
         .map(|c| notation::move_string([c], p.width())));
-    out["score"] = json!(played.map(|l| l.score.to_string()));
-    out["exact"] = json!(played.and_then(|l| exact(&p, l.score, l.bound)));
+    out["score"] = json!(played.map(|l| l.value.score.to_string()));
+    out["exact"] = json!(played.and_then(|l| exact(&p, l)));
     out["chosen_by"] = json!(thought.chosen_by);
     Ok(out)
 }
