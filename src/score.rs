@@ -318,11 +318,13 @@ pub fn from_value(cells: i32, moves: i32, v: i32, exact: bool) -> Score {
 /// a bound, not the value: a forced move does not use up its depth, so a win found down a
 /// forced line may be slower than one the horizon hid in another (at least this fast: a lower
 /// bound), and a loss faster than the longest defence (an upper bound). Only the solver, or a
-/// search to the end, proves how far a win is.
+/// search to the end, proves how far a win is; but nothing is faster than a win with the next
+/// disc, nor sooner than a loss to the opponent's next, so those are values.
 pub fn search_value(cells: i32, moves: i32, v: i32, to_end: bool, complete: bool) -> Value {
+    let score = from_value(cells, moves, v, to_end);
     let bound = if !complete {
         ScoreBound::Lower
-    } else if to_end {
+    } else if to_end || matches!(score, Score::Win(1) | Score::Loss(1)) {
         ScoreBound::Exact
     } else if v > MATE {
         ScoreBound::Lower
@@ -331,10 +333,7 @@ pub fn search_value(cells: i32, moves: i32, v: i32, to_end: bool, complete: bool
     } else {
         ScoreBound::Exact
     };
-    Value {
-        score: from_value(cells, moves, v, to_end),
-        bound,
-    }
+    Value { score, bound }
 }
 
 /// Win / draw / loss per mille for `UCI_ShowWDL`: certain for proven scores, and for heuristic

@@ -10,8 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::sync::Mutex;
 use vier::board::{AnyPosition, BoardError, Player, Size};
-use vier::engine::{Engine, EngineError, Handle, Request, Skill, SolverPool};
-use vier::search::SearchLimits;
+use vier::engine::{Engine, EngineError, Handle, Limits, Request, ScoreBound, Skill, SolverPool};
 
 fn err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -410,8 +409,10 @@ impl PyEngine {
 
     /// Searches `pos` until `movetime_ms` milliseconds, `depth` plies or `nodes` nodes (at
     /// least one must be given) or until it proves the position. Returns a dict: `move` (the
-    /// 0-based column), `score` ("cp N", or "mate N" / "mate -N" once proven), `exact` (Pons'
-    /// score when proven, else None), `depth`, `nodes`, `solved`.
+    /// 0-based column), `score` ("cp N", "mate N" or "mate -N", the protocol's words), `bound`
+    /// ("exact"; "lower" or "upper" when the score is only a bound: a search cut short, or a
+    /// win or loss the search found without proving its distance), `exact` (Pons' score, only
+    /// when proven), `depth`, `nodes`, `solved` (the position's value is proven).
     #[pyo3(signature = (pos, movetime_ms = None, depth = None, nodes = None))]
     fn search<'py>(
         &self,
@@ -434,18 +435,27 @@ impl PyEngine {
             Some(ms) => Request::movetime(ms),
             None => Request::default(),
         };
-        request.limits = SearchLimits {
+        request.limits = Limits {
             depth,
             nodes,
             multipv: 1,
-            ..SearchLimits::default()
+            ..Limits::default()
         };
         request.skill = self.skill;
         let thought = self.think(py, &p, &request)?;
         let d = PyDict::new(py);
         d.set_item("move", thought.column)?;
-        d.set_item("score", thought.value().score.to_string())?;
-        d.set_item("exact", thought.exact(&p))?;
+        let value = thought.value();
+        d.set_item("score", value.map(|v| v.score.to_string()))?;
+        d.set_item(
+            "bound",
+            value.map(|v| match v.bound {
+                ScoreBound::Exact => "exact",
+                ScoreBound::Lower => "lower",
+                ScoreBound::Upper => "upper",
+            }),
+        )?;
+        d.set_item("exact", thought.exact())?;
         d.set_item("depth", thought.last.depth)?;
         d.set_item("nodes", thought.last.nodes)?;
         d.set_item("solved", thought.last.solved)?;

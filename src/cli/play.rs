@@ -14,10 +14,9 @@
 
 use crate::board::{AnyPosition, Cell, Player, Size};
 use crate::book::{self, Book, BookSource};
-use crate::engine::{Engine, Handle, Request, Skill, SolverPool};
+use crate::engine::{Engine, Handle, Report, Request, Skill, SolverPool};
 use crate::levels::FULL_SKILL;
 use crate::score::{ordinal, Score, ScoreBound, Value};
-use crate::search::Iteration;
 use std::fmt;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::str::FromStr;
@@ -627,7 +626,7 @@ impl<'a, R: BufRead, O: Write> PlaySession<'a, R, O> {
         };
         let out = &mut self.out;
         let mut failed: Option<io::Error> = None;
-        let mut report = |it: &Iteration| {
+        let mut report = |it: &Report| {
             if !live || failed.is_some() {
                 return;
             }
@@ -795,7 +794,7 @@ pub fn score_words(value: Value) -> String {
 }
 
 /// `depth 12, I am better, 12345 nodes` for a report.
-fn summary(it: &Iteration) -> String {
+fn summary(it: &Report) -> String {
     let words = it
         .lines
         .first()

@@ -2,8 +2,8 @@
 //! in the notation the GUI asked for.
 
 use crate::board::AnyPosition;
-use crate::score::{wdl_permille, ScoreBound};
-use crate::search::{Iteration, Line};
+use crate::engine::{Line, Report, ScoreBound};
+use crate::score::wdl_permille;
 
 /// How moves are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,9 +47,9 @@ pub fn bestmove(root: &AnyPosition, best: Option<usize>, notation: Notation) -> 
 }
 
 /// The `info` lines of one report on a search from `root`.
-pub fn info(root: &AnyPosition, it: &Iteration, style: InfoStyle) -> Vec<String> {
+pub fn info(root: &AnyPosition, it: &Report, style: InfoStyle) -> Vec<String> {
     let ms = it.time.as_millis() as u64;
-    let nps = it.nodes.saturating_mul(1000) / ms.max(1);
+    let nps = it.nps();
     it.lines
         .iter()
         .enumerate()

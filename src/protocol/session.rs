@@ -14,7 +14,7 @@
 //!
 //! The opening book: the loop owns the choice (`OwnBook`, `BookFile`), opens a book file itself
 //! (when idle, so the searcher never waits for the disk) with [`book::open`] and hands the
-//! searcher the book to consult, or none, with [`Job::SetBook`]. A book that fails to load is
+//! searcher the book to consult, or none, with [`Task::SetBook`]. A book that fails to load is
 //! reported and leaves the engine without a book; it never ends the engine.
 
 use super::bench;
@@ -24,7 +24,7 @@ use super::go::{self, GoSettings};
 use super::options::{self, Kind, OptionDecl, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
 use super::options::{EMPTY, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS};
 use super::parse::{parse_line, Command, GoParams, Query};
-use super::threads::{read_lines, searcher_thread, Input, Job, Report, MAX_LINE};
+use super::threads::{read_lines, searcher_thread, Input, Reply, Task, MAX_LINE};
 use crate::bits::{MAX_HEIGHT, MAX_WIDTH, MIN_SIDE};
 use crate::board::{AnyPosition, Size};
 use crate::book::{self, Book, BookSource};
@@ -47,7 +47,7 @@ struct Running {
     /// The position searched (the loop's own may change meanwhile).
     root: AnyPosition,
     style: InfoStyle,
-    /// `go perft` of this depth, not a search: it ends with [`Report::Perft`].
+    /// `go perft` of this depth, not a search: it ends with [`Reply::Perft`].
     perft: Option<u32>,
 }
 
@@ -134,8 +134,8 @@ pub fn run(input: impl Read + Send + 'static, output: impl Write + 'static) -> u
 
 struct Session {
     out: Out,
-    jobs: Sender<Job>,
-    reports: Receiver<Report>,
+    jobs: Sender<Task>,
+    reports: Receiver<Reply>,
     /// The position, on the board `Width` and `Height` chose.
     game: AnyPosition,
     /// Width and height as last requested (they may not form a supported size yet).
@@ -173,13 +173,13 @@ const OPTIONS: &[OptionDecl<Session>] = &[
             default: 1,
             min: 1,
             max: MAX_THREADS as u64,
-            set: |e, n| e.send(Job::SetThreads(n as usize)),
+            set: |e, n| e.send(Task::SetThreads(n as usize)),
         },
     },
     OptionDecl {
         name: "Clear Hash",
         kind: Kind::Button {
-            press: |e| e.send(Job::Clear),
+            press: |e| e.send(Task::Clear),
         },
     },
     OptionDecl {
@@ -274,7 +274,7 @@ const OPTIONS: &[OptionDecl<Session>] = &[
             default: study::FULL as u64,
             min: study::MINIMAX as u64,
             max: study::FULL as u64,
-            set: |e, level| e.send(Job::SetTechniques(study::techniques(level as u8))),
+            set: |e, level| e.send(Task::SetTechniques(study::techniques(level as u8))),
         },
     },
     // Strength levels (crate::levels): a weaker player for people, chosen after the search.
@@ -328,12 +328,12 @@ const OPTIONS: &[OptionDecl<Session>] = &[
 ];
 
 impl Session {
-    fn new(out: Out, jobs: Sender<Job>, reports: Receiver<Report>) -> Session {
+    fn new(out: Out, jobs: Sender<Task>, reports: Receiver<Reply>) -> Session {
         let size = Size::default();
-        let _ = jobs.send(Job::SetHash(DEFAULT_HASH_MB));
+        let _ = jobs.send(Task::SetHash(DEFAULT_HASH_MB));
         // OwnBook defaults to true: the built-in book from the start
         let book = book::open(&BookSource::BuiltIn).ok().flatten();
-        let _ = jobs.send(Job::SetBook(book.clone()));
+        let _ = jobs.send(Task::SetBook(book.clone()));
         Session {
             out,
             jobs,
@@ -353,7 +353,7 @@ impl Session {
     }
 
     /// Hands the searcher thread a job (it runs them in order).
-    fn send(&self, job: Job) -> Result<(), String> {
+    fn send(&self, job: Task) -> Result<(), String> {
         let _ = self.jobs.send(job);
         Ok(())
     }
@@ -365,7 +365,7 @@ impl Session {
     fn main_loop(
         &mut self,
         input: &Receiver<Input>,
-        reports: &Receiver<Report>,
+        reports: &Receiver<Reply>,
         quitting: &AtomicBool,
     ) -> Result<(), Fatal> {
         let r = self.lines_until_quit(input, reports);
@@ -378,7 +378,7 @@ impl Session {
     fn lines_until_quit(
         &mut self,
         input: &Receiver<Input>,
-        reports: &Receiver<Report>,
+        reports: &Receiver<Reply>,
     ) -> Result<(), Fatal> {
         loop {
             if self.out.failed {
@@ -414,14 +414,14 @@ impl Session {
     }
 
     /// Handles one report from the searcher.
-    fn report(&mut self, r: Report) -> Result<(), Fatal> {
+    fn report(&mut self, r: Reply) -> Result<(), Fatal> {
         match r {
-            Report::Info(it) => {
+            Reply::Info(it) => {
                 if let Some(run) = &self.running {
                     self.out.lines(format::info(&run.root, &it, run.style));
                 }
             }
-            Report::Done(thought) => {
+            Reply::Done(thought) => {
                 if let Some(run) = self.running.take() {
                     self.out
                         .lines(format::info(&run.root, &thought.last, run.style));
@@ -440,7 +440,7 @@ impl Session {
                 }
                 self.run_deferred()?;
             }
-            Report::Perft { nodes, complete } => {
+            Reply::Perft { nodes, complete } => {
                 if let Some(run) = self.running.take() {
                     let depth = run.perft.unwrap_or_default();
                     let ms = run.handle.elapsed().as_millis();
@@ -452,9 +452,9 @@ impl Session {
                 }
                 self.run_deferred()?;
             }
-            Report::Pong => {}
-            Report::HashRefused { mb, error } => self.error(&hash_refused(mb, &error)),
-            Report::Panicked(msg) => {
+            Reply::Pong => {}
+            Reply::HashRefused { mb, error } => self.error(&hash_refused(mb, &error)),
+            Reply::Panicked(msg) => {
                 return Err(Fatal(format!("the searcher thread panicked: {msg}")))
             }
         }
@@ -506,10 +506,10 @@ impl Session {
                 // allocated and prepared, a clear, the threads: issue 60), so that no `go` pays
                 // for them; a search is never waited for: mid-search the answer is immediate
                 if self.running.is_none() {
-                    let _ = self.jobs.send(Job::Ping);
+                    let _ = self.jobs.send(Task::Ping);
                     loop {
                         match self.reports.recv() {
-                            Ok(Report::Pong) => break,
+                            Ok(Reply::Pong) => break,
                             Ok(r) => self.report(r)?,
                             Err(_) => return Err(Fatal("the searcher thread is gone".into())),
                         }
@@ -522,7 +522,7 @@ impl Session {
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::NewGame => {
-                let _ = self.jobs.send(Job::Clear);
+                let _ = self.jobs.send(Task::Clear);
             }
             Command::Position { start, moves } => {
                 match game::set_position(self.game.size(), &start, &moves) {
@@ -587,7 +587,7 @@ impl Session {
     /// allocation the system refuses all the same.
     fn set_hash(&mut self, mb: usize) -> Result<(), String> {
         check_size(mb).map_err(|e| hash_refused(mb, &e))?;
-        let _ = self.jobs.send(Job::SetHash(mb));
+        let _ = self.jobs.send(Task::SetHash(mb));
         Ok(())
     }
 
@@ -600,7 +600,7 @@ impl Session {
         if size != self.game.size() {
             self.game = AnyPosition::empty(size);
             // keys mean other positions on another board
-            let _ = self.jobs.send(Job::Clear);
+            let _ = self.jobs.send(Task::Clear);
         }
         Ok(())
     }
@@ -636,7 +636,7 @@ impl Session {
         } else {
             None
         };
-        let _ = self.jobs.send(Job::SetBook(book));
+        let _ = self.jobs.send(Task::SetBook(book));
     }
 
     fn go(&mut self, go: GoParams) {
@@ -654,7 +654,7 @@ impl Session {
             ));
         }
         let handle = Handle::new(&request);
-        let _ = self.jobs.send(Job::Think {
+        let _ = self.jobs.send(Task::Think {
             position: self.game,
             request,
             handle: handle.clone(),
@@ -678,7 +678,7 @@ impl Session {
             ));
         }
         let handle = Handle::unlimited();
-        let _ = self.jobs.send(Job::Perft {
+        let _ = self.jobs.send(Task::Perft {
             position: self.game,
             depth,
             handle: handle.clone(),

@@ -146,7 +146,7 @@ impl Searcher {
             // before it is a bound (see score::search_value), which the deepening and the
             // solver go on to settle.
             let to_end = depth >= cells - moves;
-            let lines = done
+            let lines: Vec<Line> = done
                 .iter()
                 .take(job.multipv)
                 .map(|(_, v, pv)| Line {
@@ -156,7 +156,7 @@ impl Searcher {
                 .collect();
             self.main.prev_pv = done[0].2.clone();
             order = next_order(&done, &order);
-            let solved = to_end && complete;
+            let solved = complete && (to_end || lines[0].value.is_proven());
             let it = self.iteration(depth, lines, solved, job.control);
             if complete {
                 reporter.report(&it);

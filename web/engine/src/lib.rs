@@ -24,12 +24,12 @@ use std::time::Duration;
 use vier::board::{AnyPosition, Size};
 use vier::book::Book;
 use vier::clock;
-use vier::engine::{Engine, Handle, Request, Skill, SolverPool, Thought, SOLVE_HASH_MB};
+use vier::engine::{
+    Answer, Engine, Handle, Limits, Line, Question, Report, Request, ScoreBound, Skill, SolverPool,
+    Thought, SOLVE_HASH_MB,
+};
 use vier::levels;
 use vier::notation;
-use vier::score::ScoreBound;
-use vier::search::{Iteration, Line, SearchLimits};
-use vier::solver::Solver;
 
 #[cfg(target_arch = "wasm32")]
 mod host {
@@ -64,7 +64,7 @@ struct State {
     pool: SolverPool,
     /// Exact answers without the book, one table cleared before each: `solve`, as
     /// `vier solve --no-book` runs (the same node counts).
-    solver: Option<Solver>,
+    bookless: SolverPool,
 }
 
 impl State {
@@ -73,7 +73,7 @@ impl State {
             engine: None,
             book: None,
             pool: SolverPool::new(None, SOLVE_HASH_MB),
-            solver: None,
+            bookless: SolverPool::new(None, SOLVE_HASH_MB),
         }
     }
 }
@@ -302,37 +302,26 @@ fn line(p: &AnyPosition, l: &Line) -> Value {
     json!({
         "score": l.value.score.to_string(),
         "bound": bound(l.value.bound),
-        "exact": exact(p, l),
+        "exact": l.exact,
         "pv": notation::move_string(l.pv.iter().copied(), p.width()),
         "columns": l.pv,
     })
 }
 
-/// Pons' exact score of a proven line's value (`None` for a heuristic value or a bound).
-fn exact(p: &AnyPosition, l: &Line) -> Option<i32> {
-    l.value
-        .exact_score(p.size().cells() as i32, p.discs() as i32)
-}
-
 /// A finished depth: what the GUI shows while the engine thinks (the best line's fields at the
 /// top, every line in `lines`).
-fn iteration(p: &AnyPosition, it: &Iteration) -> Value {
-    let best = it.lines.first();
-    let nps = if it.time.is_zero() {
-        0
-    } else {
-        (it.nodes as f64 / it.time.as_secs_f64()) as u64
-    };
+fn iteration(p: &AnyPosition, it: &Report) -> Value {
+    let best = it.best();
     json!({
         "depth": it.depth,
         "seldepth": it.seldepth,
         "score": best.map(|l| l.value.score.to_string()),
-        "exact": best.and_then(|l| exact(p, l)),
+        "exact": best.and_then(|l| l.exact),
         "pv": best.map(|l| notation::move_string(l.pv.iter().copied(), p.width())),
-        "column": best.and_then(|l| l.pv.first()),
-        "move": best.and_then(|l| l.pv.first()).map(|&c| notation::move_string([c], p.width())),
+        "column": best.and_then(|l| l.column()),
+        "move": best.and_then(|l| l.column()).map(|c| notation::move_string([c], p.width())),
         "nodes": it.nodes,
-        "nps": nps,
+        "nps": it.nps(),
         "time_ms": millis(it.time),
         "hashfull": it.hashfull,
         "solved": it.solved,
@@ -363,7 +352,7 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
         Some(v) => return Err(format!("searchmoves must be a list of columns, not {v}")),
     };
     let mut request = Request {
-        limits: SearchLimits {
+        limits: Limits {
             depth: number(req, "depth", 1..=200)?.map(|d| d as u32),
             nodes: number(req, "nodes", 1..=u64::MAX)?,
             multipv: number(req, "multipv", 1..=p.width() as u64)?.unwrap_or(1) as usize,
@@ -389,7 +378,8 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
         .column
         .map(|c| notation::move_string([c], p.width())));
     out["score"] = json!(played.map(|l| l.value.score.to_string()));
-    out["exact"] = json!(played.and_then(|l| exact(&p, l)));
+    out["bound"] = json!(played.map(|l| bound(l.value.bound)));
+    out["exact"] = json!(thought.exact());
     out["chosen_by"] = json!(thought.chosen_by);
     Ok(out)
 }
@@ -424,46 +414,20 @@ fn analyse(req: &Map<String, Value>) -> Result<Value, String> {
 fn solve(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
     let weak = flag(req, "weak")?;
-    if p.is_game_over() {
-        return Err("the game is over: there is nothing to solve".into());
-    }
-    STATE.with_borrow_mut(|st| {
-        let solver = match st.solver.as_mut() {
-            Some(s) => s,
-            None => st
-                .solver
-                .insert(Solver::try_new(SOLVE_HASH_MB).map_err(|e| e.to_string())?),
+    STATE.with_borrow(|st| {
+        let proof = st
+            .bookless
+            .ask(&p, Question::Solve { weak }, &Handle::unlimited())
+            .map_err(|e| e.to_string())?;
+        let Answer::Score(score) = proof.answer else {
+            unreachable!("a solve answers with a score")
         };
-        solver.clear();
-        solver.reset_nodes();
-        let started = clock::now();
-        let score = p.run(Exact(solver, weak));
-        let time = clock::now() - started;
         Ok(json!({
             "score": score,
-            "nodes": solver.nodes(),
-            "time_ms": millis(time),
+            "nodes": proof.nodes,
+            "time_ms": millis(proof.time),
         }))
     })
-}
-
-/// The solver's question, typed by the position's size.
-struct Exact<'a>(&'a mut Solver, bool);
-
-impl vier::board::PositionJob for Exact<'_> {
-    type Output = Option<i32>;
-    fn run<const W: usize, const H: usize, B: vier::bits::Bitboard>(
-        self,
-        p: vier::board::Position<W, H, B>,
-    ) -> Option<i32> {
-        let Exact(s, weak) = self;
-        // no limits are set: only a stop could end it early, and nobody can stop it
-        if weak {
-            s.solve_weak(&p).ok()
-        } else {
-            s.solve(&p).ok()
-        }
-    }
 }
 
 fn book_info(b: &Book) -> Value {
