@@ -864,11 +864,11 @@ mod tests {
 
     /// Every 5x4 position with up to 4 discs, solved here.
     fn small_book() -> Arc<Book> {
-        let plies = crate::book_build::build::enumerate::<5, 4, u64>(4);
+        let plies = crate::book_build::enumerate::<5, 4, u64>(4);
         let solver = std::cell::RefCell::new(crate::solver::Solver::new(4));
-        let entries = crate::book_build::build::complete::<5, 4, u64>(&plies, |k| {
+        let entries = crate::book_build::complete::<5, 4, u64>(&plies, |k| {
             let p = crate::book::position_from_key::<5, 4, _>(k)?;
-            Some(crate::book_build::build::solve_entry(
+            Some(crate::book_build::solve_entry(
                 &mut solver.borrow_mut(),
                 &p,
                 None,
