@@ -27,6 +27,27 @@ pub fn column_char(col: usize, width: usize) -> char {
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, ...: how a winning disc is named in words ("with its 3rd disc").
+pub fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// A move string as the commands print it: `-` for the empty board, which has no character.
+pub fn display_moves(m: &str) -> &str {
+    if m.is_empty() {
+        "-"
+    } else {
+        m
+    }
+}
+
 /// A move string of 0-based columns.
 pub fn move_string(cols: impl IntoIterator<Item = usize>, width: usize) -> String {
     cols.into_iter().map(|c| column_char(c, width)).collect()

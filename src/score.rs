@@ -131,18 +131,6 @@ fn win_m(cells: i32, s: i32, first: i32) -> i32 {
     first + 2 * (win_at(cells, first) - s)
 }
 
-/// `1st`, `2nd`, `3rd`, `4th`, ...: how a winning disc is named in words ("with its 3rd disc").
-pub fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
 /// A score as the protocol reports it, from the side to move's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {

@@ -23,6 +23,7 @@
 //! the named origins (or of any, `*`) call the route and read its answers.
 
 use crate::board::{AnyPosition, Player, Size};
+use crate::engine::settings::BUDGET;
 use crate::engine::{Handle, SolverPool};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -40,8 +41,6 @@ use tokio::sync::Semaphore;
 
 /// The score of a full column, as the public solver writes it.
 pub const FULL_COLUMN: i32 = 100;
-/// The default and largest time a request may take to prove its position.
-pub const DEFAULT_BUDGET_MS: u64 = 10_000;
 /// Requests that may wait for a solver by default (`--queue`), beyond those being solved.
 pub const DEFAULT_QUEUE: usize = 64;
 /// The most `--queue` may be: with `--jobs`, below the connections a server keeps open
@@ -66,7 +65,7 @@ impl Default for SolveLimits {
         SolveLimits {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             queue: DEFAULT_QUEUE,
-            budget: Duration::from_millis(DEFAULT_BUDGET_MS),
+            budget: Duration::from_millis(BUDGET.default),
             cors: Vec::new(),
         }
     }
@@ -315,8 +314,7 @@ pub struct ServeArgs {
     cors: Vec<String>,
     /// Milliseconds a request may take to prove its position (the default and the most a
     /// request's `budget_ms` may ask).
-    #[arg(long, default_value_t = DEFAULT_BUDGET_MS,
-          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    #[arg(long, default_value_t = BUDGET.default, value_parser = |s: &str| BUDGET.parse(s))]
     budget_ms: u64,
 }
 

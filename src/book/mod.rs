@@ -76,12 +76,3 @@ pub fn open(source: &BookSource) -> Result<Option<Arc<Book>>, BookError> {
         BookSource::File(path) => Book::load(path).map(|b| Some(Arc::new(b))),
     }
 }
-
-/// A move string as the book commands print it: `-` for the empty board.
-pub fn display_moves(m: &str) -> &str {
-    if m.is_empty() {
-        "-"
-    } else {
-        m
-    }
-}

@@ -260,7 +260,7 @@ fn merge_sized<const W: usize, const H: usize, B: Bitboard>(
                 file: file.clone(),
                 why: format!(
                     "holds {} which is not a position of shard {} of {part_of}",
-                    crate::book::display_moves(&moves),
+                    crate::notation::display_moves(&moves),
                     s.spec
                 ),
             }));

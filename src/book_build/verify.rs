@@ -61,7 +61,7 @@ pub fn verify(
                 write!(
                     out,
                     "{} book {stored} solver {s}",
-                    crate::book::display_moves(&moves)
+                    crate::notation::display_moves(&moves)
                 )?;
                 // the stored move must keep the solver's score (a version-1 book has no moves)
                 let keeps = entry.best_col().map(|c| {

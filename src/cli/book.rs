@@ -4,7 +4,8 @@
 
 use crate::bits::Bitboard;
 use crate::board::{AnyPosition, Position, PositionJob, Size};
-use crate::book::{display_moves, key_discs, Book, BookError};
+use crate::book::{key_discs, Book, BookError};
+use crate::notation::display_moves;
 use clap::Subcommand;
 use std::io::{self, Write};
 use std::path::Path;

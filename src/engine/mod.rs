@@ -22,16 +22,23 @@
 //! the stop rule ([`crate::control`]) are reached from here.
 
 mod handle;
+pub mod options;
 mod player;
 mod pool;
 mod report;
 mod request;
+pub mod settings;
 
+pub use crate::book::Book;
+pub use crate::levels::Strength;
+#[cfg(feature = "stats")]
+pub use crate::solver::stats::Stats;
 pub use handle::{game_over, EngineError, Handle, Progress};
-pub use player::Engine;
+pub use player::{Engine, Evaluation};
 pub use pool::{Answer, Proof, Question, SolverPool, SOLVE_HASH_MB};
-pub use report::{Line, Report, Score, ScoreBound, Thought, Value};
+pub use report::{proven, wdl_permille, Line, Report, Score, ScoreBound, Thought, Value};
 pub use request::{Clock, Limits, Request, Skill, TimeLimit};
+pub use settings::Settings;
 
 #[cfg(test)]
 mod tests {

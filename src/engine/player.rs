@@ -1,16 +1,19 @@
 //! The time-limited player: the searcher, with the exact solver and the book, and what it keeps
 //! from one search to the next.
 
+use super::handle::EngineError;
 use super::handle::Handle;
 use super::report::{Report, Thought};
 use super::request::{Limits, Request};
+use super::settings::{hash_refused, Settings};
 use crate::bits::Bitboard;
 use crate::board::{AnyPosition, Position, PositionJob, Size};
 use crate::book::Book;
 use crate::control::SearchControl;
 use crate::eval;
 use crate::levels;
-use crate::search::{Iteration, Line, Searcher, Techniques};
+use crate::search::{Iteration, Line, Searcher};
+use crate::study;
 use crate::tt::TableError;
 use std::sync::Arc;
 
@@ -22,6 +25,18 @@ pub struct Engine {
     last_size: Option<Size>,
     /// Nothing was learnt since the tables were last cleared.
     fresh: bool,
+    /// What [`Engine::configure`] last gave it.
+    applied: Applied,
+}
+
+/// The settings an engine runs with (see [`Engine::configure`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Applied {
+    hash_mb: usize,
+    threads: usize,
+    search_level: u8,
+    book: Option<Arc<Book>>,
+    clears: u64,
 }
 
 impl Engine {
@@ -41,35 +56,69 @@ impl Engine {
             searcher: Searcher::try_new_until(hash_mb, cancelled)?,
             last_size: None,
             fresh: true,
+            applied: Applied {
+                hash_mb,
+                threads: 1,
+                search_level: study::FULL,
+                book: None,
+                clears: 0,
+            },
         })
     }
 
-    /// New tables of `hash_mb` megabytes (what was learnt is lost), their memory taken before
-    /// it returns unless `cancelled` gives that up first; a size the machine cannot give leaves
-    /// the tables as they were.
-    pub fn set_hash(
+    /// An engine as `settings` ask: its tables, threads, techniques and book; or why the
+    /// machine cannot give the tables.
+    pub fn with_settings(settings: &Settings) -> Result<Engine, EngineError> {
+        let mut e = Engine::new(settings.hash_mb)
+            .map_err(|e| EngineError::Invalid(hash_refused(settings.hash_mb, &e)))?;
+        e.configure(settings, &|| false)?;
+        Ok(e)
+    }
+
+    /// Gives the engine what `settings` ask and it has not got: new tables for another `Hash`
+    /// (what was learnt is lost; their memory taken before it returns unless `cancelled` gives
+    /// that up first), the threads, the search level's techniques, the book it consults, and
+    /// cleared tables after a `Clear Hash`. Tables the machine cannot give leave the old ones
+    /// (and the rest is applied all the same); the refusal is answered once, not again for the
+    /// same size.
+    pub fn configure(
         &mut self,
-        hash_mb: usize,
+        settings: &Settings,
         cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Result<(), TableError> {
-        self.searcher.set_hash_until(hash_mb, cancelled)?;
-        self.fresh = true;
-        Ok(())
-    }
-
-    /// Threads for the search and the solver's proofs (1 .. [`crate::solver::MAX_THREADS`]).
-    pub fn set_threads(&mut self, threads: usize) {
-        self.searcher.set_threads(threads);
-    }
-
-    /// The opening book the engine consults (`None`: none).
-    pub fn set_book(&mut self, book: Option<Arc<Book>>) {
-        self.searcher.set_book(book);
-    }
-
-    /// The techniques a search uses: the study's search levels ([`crate::study`]).
-    pub fn set_techniques(&mut self, techniques: Techniques) {
-        self.searcher.set_techniques(techniques);
+    ) -> Result<(), EngineError> {
+        let want = Applied {
+            hash_mb: settings.hash_mb,
+            threads: settings.threads,
+            search_level: settings.search_level,
+            book: settings.consulted_book(),
+            clears: settings.clears,
+        };
+        let mut resized = Ok(());
+        if want.hash_mb != self.applied.hash_mb {
+            match self.searcher.set_hash_until(want.hash_mb, cancelled) {
+                Ok(()) => self.fresh = true,
+                Err(e) => resized = Err(EngineError::Invalid(hash_refused(want.hash_mb, &e))),
+            }
+        }
+        if want.threads != self.applied.threads {
+            self.searcher.set_threads(want.threads);
+        }
+        if want.search_level != self.applied.search_level {
+            self.searcher
+                .set_techniques(study::techniques(want.search_level));
+        }
+        let same_book = match (&want.book, &self.applied.book) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if !same_book {
+            self.searcher.set_book(want.book.clone());
+        }
+        if want.clears != self.applied.clears {
+            self.clear();
+        }
+        self.applied = want;
+        resized
     }
 
     /// Forgets what earlier searches learnt (a new game).
@@ -128,9 +177,9 @@ impl Engine {
         }
     }
 
-    /// What the evaluation at the search's horizon sees in `p`: its terms, from the side to
-    /// move's view.
-    pub fn evaluation(p: &AnyPosition) -> Vec<eval::Term> {
+    /// What the evaluation at the search's horizon sees in `p`: its terms and their total,
+    /// from the side to move's view.
+    pub fn evaluation(p: &AnyPosition) -> Evaluation {
         struct Explain;
         impl PositionJob for Explain {
             type Output = Vec<eval::Term>;
@@ -141,8 +190,20 @@ impl Engine {
                 eval::explain(&p).to_vec()
             }
         }
-        p.run(Explain)
+        let terms = p.run(Explain);
+        Evaluation {
+            total: eval::total(&terms),
+            terms,
+        }
     }
+}
+
+/// The heuristic evaluation of a position, term by term ([`Engine::evaluation`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evaluation {
+    pub terms: Vec<eval::Term>,
+    /// Their sum, as the search uses it (capped).
+    pub total: i32,
 }
 
 /// One search of a typed root.

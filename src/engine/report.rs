@@ -4,9 +4,15 @@
 //! a score into an exact one itself.
 
 use crate::board::AnyPosition;
-pub use crate::score::{Score, ScoreBound, Value};
+pub use crate::score::{wdl_permille, Score, ScoreBound, Value};
 use crate::search::Iteration;
 use std::time::Duration;
+
+/// The proven value of an exact score `s` (Pons') at `p`: as [`SolverPool`](super::SolverPool)
+/// answers are shown in the words of wins and losses.
+pub fn proven(p: &AnyPosition, s: i32) -> Value {
+    Value::proven(p.size().cells() as i32, p.discs() as i32, s)
+}
 
 /// One scored line of a report, best first.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -150,7 +150,7 @@ impl Engine {
 
 /// A 1-based column from a move token: `4`, `12`, `P@d1` or `p@l1`.
 pub fn parse_move(tok: &str) -> Option<usize> {
-    let widest = crate::bits::MAX_WIDTH;
+    let widest = crate::engine::settings::WIDTH.max as usize;
     if let Some(rest) = tok.strip_prefix("P@").or_else(|| tok.strip_prefix("p@")) {
         let f = rest.chars().next()?;
         let col = (f as usize).checked_sub('a' as usize)? + 1;
@@ -163,7 +163,7 @@ pub fn parse_move(tok: &str) -> Option<usize> {
 }
 
 /// Scores as the engine reports them (a proven draw is `cp 0` with `wdl 0 1000 0`).
-pub use crate::score::Score;
+pub use crate::engine::Score;
 
 pub use super::state::Info;
 

@@ -239,7 +239,7 @@ async fn run_job(
     job: &Job,
     configured: &mut Option<(Size, usize, u64)>,
 ) -> Result<(), String> {
-    let full = crate::levels::FULL_SKILL;
+    let full = crate::engine::settings::SKILL.max;
     let (size, moves, multipv, level) = (job.size(), job.moves(), job.multipv(), job.level());
     let view = game::view(size, moves)?;
     if *configured != Some((size, multipv, level)) {

@@ -6,7 +6,9 @@
 
 use super::game::{self, Status, View};
 use crate::board::Size;
-use crate::score::{ordinal, Score, ScoreBound, Value};
+use crate::engine::settings::{MOVETIME, SKILL, SKILL_ELO};
+use crate::engine::{Score, ScoreBound, Value};
+use crate::notation::ordinal;
 use serde::{Deserialize, Serialize};
 
 /// Who the engine plays.
@@ -33,8 +35,6 @@ impl Side {
     }
 }
 
-pub const MOVETIME_MIN: u64 = 10;
-pub const MOVETIME_MAX: u64 = 60_000;
 /// An analysis gives up after this long; columns not proven by then are shown as estimates.
 pub const ANALYSIS_MS: u64 = 30_000;
 
@@ -135,7 +135,7 @@ impl Job {
     pub fn level(&self) -> u64 {
         match self {
             Job::Move { level, .. } => *level,
-            Job::Analyse { .. } => crate::levels::FULL_SKILL,
+            Job::Analyse { .. } => SKILL.max,
         }
     }
 }
@@ -221,7 +221,7 @@ impl State {
             redo: Vec::new(),
             engine_side: Side::O,
             movetime: 1000,
-            level: crate::levels::FULL_SKILL,
+            level: SKILL.max,
             seed,
             analysis_always: false,
             analysis_wanted: None,
@@ -357,17 +357,14 @@ impl State {
     pub fn settings(&mut self, req: SettingsReq) -> Result<(), Refused> {
         let side = engine_side(req.engine.as_deref())?;
         if let Some(t) = req.movetime {
-            if !(MOVETIME_MIN..=MOVETIME_MAX).contains(&t) {
-                return Err(Refused::Bad(format!(
-                    "thinking time {t} ms is out of range {MOVETIME_MIN}..{MOVETIME_MAX}"
-                )));
-            }
+            MOVETIME
+                .check_as("the thinking time (ms)", t.into())
+                .map_err(Refused::Bad)?;
         }
         if let Some(l) = req.level {
-            let full = crate::levels::FULL_SKILL;
-            if !(1..=full).contains(&l) {
-                return Err(Refused::Bad(format!("level {l} is out of range 1..{full}")));
-            }
+            SKILL
+                .check_as("the level", l.into())
+                .map_err(Refused::Bad)?;
         }
         if let Some(s) = side {
             self.engine_side = s;
@@ -621,7 +618,7 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
         engine_side: st.engine_side,
         movetime: st.movetime,
         level: st.level,
-        levels: (1..).zip(crate::levels::ELO).collect(),
+        levels: (1..).zip(SKILL_ELO).collect(),
         analysis_always: st.analysis_always,
         analysis,
         thinking: st.thinking.as_ref(),

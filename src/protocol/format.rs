@@ -2,8 +2,7 @@
 //! in the notation the GUI asked for.
 
 use crate::board::AnyPosition;
-use crate::engine::{Line, Report, ScoreBound};
-use crate::score::wdl_permille;
+use crate::engine::{wdl_permille, Line, Report, ScoreBound};
 
 /// How moves are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -41,12 +41,12 @@ pub fn display(p: &AnyPosition) -> Vec<String> {
 
 /// `eval`: the evaluation's terms, as `info string` lines.
 pub fn eval(p: &AnyPosition) -> Vec<String> {
-    let terms = Engine::evaluation(p);
+    let evaluation = Engine::evaluation(p);
     let mut out = vec![format!(
         "info string eval side {} (scores from its view)",
         p.side_to_move().symbol()
     )];
-    for t in &terms {
+    for t in &evaluation.terms {
         out.push(format!(
             "info string eval term {} us {} them {} weight {} cp {}",
             t.name,
@@ -56,10 +56,7 @@ pub fn eval(p: &AnyPosition) -> Vec<String> {
             t.value()
         ));
     }
-    out.push(format!(
-        "info string eval total cp {}",
-        crate::eval::total(&terms)
-    ));
+    out.push(format!("info string eval total cp {}", evaluation.total));
     out
 }
 

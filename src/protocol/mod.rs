@@ -2,7 +2,7 @@
 //! command (a pure function), [`session`] is the loop that owns the engine state, [`threads`]
 //! holds its reader and searcher threads, [`game`] the position typed by the board size, [`go`]
 //! the plan of a search (limits and deadlines, a pure function),
-//! [`options`] how an option is declared with its action, [`format`](mod@format) what the
+//! [`format`](mod@format) what the
 //! engine writes about a search, [`bench`](mod@bench) the signature of the whole engine
 //! through the path a GUI's commands take, and [`help`] what it says to a person.
 
@@ -11,7 +11,6 @@ pub mod format;
 pub mod game;
 pub mod go;
 pub mod help;
-pub mod options;
 pub mod parse;
 pub mod session;
 pub mod threads;

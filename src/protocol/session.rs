@@ -20,19 +20,13 @@
 use super::bench;
 use super::format::{self, InfoStyle, Notation};
 use super::game;
-use super::go::{self, GoSettings};
-use super::options::{self, Kind, OptionDecl, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
-use super::options::{EMPTY, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS};
+use super::go;
 use super::parse::{parse_line, Command, GoParams, Query};
 use super::threads::{read_lines, searcher_thread, Input, Reply, Task, MAX_LINE};
-use crate::bits::{MAX_HEIGHT, MAX_WIDTH, MIN_SIDE};
-use crate::board::{AnyPosition, Size};
-use crate::book::{self, Book, BookSource};
-use crate::engine::Handle;
-use crate::levels::{self, Strength};
-use crate::solver::MAX_THREADS;
-use crate::study;
-use crate::tt::{check_size, TableError};
+use crate::board::AnyPosition;
+use crate::engine::options as decl;
+use crate::engine::settings::OPTIONS;
+use crate::engine::{Handle, Settings};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -138,224 +132,40 @@ struct Session {
     reports: Receiver<Reply>,
     /// The position, on the board `Width` and `Height` chose.
     game: AnyPosition,
-    /// Width and height as last requested (they may not form a supported size yet).
-    want: (usize, usize),
-    overhead_ms: u64,
-    multipv: usize,
-    style: InfoStyle,
+    /// Every option's value (the engine's settings).
+    settings: Settings,
     debug: bool,
     running: Option<Running>,
     /// Commands that wait for the running search to end.
     deferred: Vec<Command>,
-    /// `OwnBook`: whether the searcher gets [`Session::book`].
-    own_book: bool,
-    /// The book `BookFile` names, loaded; `None` if it failed to load.
-    book: Option<Arc<Book>>,
-    /// `Skill Level`, `UCI_LimitStrength`, `UCI_Elo`, `LevelSeed`.
-    strength: Strength,
 }
-
-/// Every option, in the order `uci` lists them, each declared with its action (see
-/// [`options`]); protocol.md's option table documents them (a test compares the two).
-const OPTIONS: &[OptionDecl<Session>] = &[
-    OptionDecl {
-        name: "Hash",
-        kind: Kind::Spin {
-            default: DEFAULT_HASH_MB as u64,
-            min: 2,
-            max: MAX_HASH_MB as u64,
-            set: |e, mb| e.set_hash(mb as usize),
-        },
-    },
-    OptionDecl {
-        name: "Threads",
-        kind: Kind::Spin {
-            default: 1,
-            min: 1,
-            max: MAX_THREADS as u64,
-            set: |e, n| e.send(Task::SetThreads(n as usize)),
-        },
-    },
-    OptionDecl {
-        name: "Clear Hash",
-        kind: Kind::Button {
-            press: |e| e.send(Task::Clear),
-        },
-    },
-    OptionDecl {
-        name: "MoveOverhead",
-        kind: Kind::Spin {
-            default: DEFAULT_MOVE_OVERHEAD_MS,
-            min: 0,
-            max: MAX_MOVE_OVERHEAD_MS,
-            set: |e, ms| {
-                e.overhead_ms = ms;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "MultiPV",
-        kind: Kind::Spin {
-            default: 1,
-            min: 1,
-            max: MAX_WIDTH as u64,
-            set: |e, n| {
-                e.multipv = n as usize;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "UCI_ShowWDL",
-        kind: Kind::Check {
-            default: false,
-            set: |e, on| {
-                e.style.show_wdl = on;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "Width",
-        kind: Kind::Spin {
-            default: 7,
-            min: MIN_SIDE as u64,
-            max: MAX_WIDTH as u64,
-            set: |e, w| e.set_size(w as usize, e.want.1),
-        },
-    },
-    OptionDecl {
-        name: "Height",
-        kind: Kind::Spin {
-            default: 6,
-            min: MIN_SIDE as u64,
-            max: MAX_HEIGHT as u64,
-            set: |e, h| e.set_size(e.want.0, h as usize),
-        },
-    },
-    OptionDecl {
-        name: "UCI_Variant",
-        kind: Kind::Combo {
-            default: "cfour",
-            vars: &["cfour"],
-            set: |e, _| {
-                e.style.notation = Notation::Drops;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "OwnBook",
-        kind: Kind::Check {
-            default: true,
-            set: |e, on| {
-                e.own_book = on;
-                e.install_book();
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "BookFile",
-        kind: Kind::Text {
-            default: EMPTY,
-            set: |e, path| {
-                e.set_book_file(path);
-                Ok(())
-            },
-        },
-    },
-    // For the study (tools/study.py) only: the lecture's techniques one at a time, see
-    // crate::study. The default is the full engine.
-    OptionDecl {
-        name: "SearchLevel",
-        kind: Kind::Spin {
-            default: study::FULL as u64,
-            min: study::MINIMAX as u64,
-            max: study::FULL as u64,
-            set: |e, level| e.send(Task::SetTechniques(study::techniques(level as u8))),
-        },
-    },
-    // Strength levels (crate::levels): a weaker player for people, chosen after the search.
-    // As UCI has it, UCI_LimitStrength with UCI_Elo takes precedence over Skill Level.
-    OptionDecl {
-        name: "UCI_LimitStrength",
-        kind: Kind::Check {
-            default: false,
-            set: |e, on| {
-                e.strength.limit = on;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "UCI_Elo",
-        kind: Kind::Spin {
-            default: levels::ELO[levels::ELO.len() - 1] as u64,
-            min: levels::ELO[0] as u64,
-            max: levels::ELO[levels::ELO.len() - 1] as u64,
-            set: |e, elo| {
-                e.strength.elo = elo;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "Skill Level",
-        kind: Kind::Spin {
-            default: levels::FULL_SKILL,
-            min: 1,
-            max: levels::FULL_SKILL,
-            set: |e, skill| {
-                e.strength.skill = skill;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "LevelSeed",
-        kind: Kind::Spin {
-            default: 0,
-            min: 0,
-            max: u32::MAX as u64,
-            set: |e, seed| {
-                e.strength.seed = seed;
-                Ok(())
-            },
-        },
-    },
-];
 
 impl Session {
     fn new(out: Out, jobs: Sender<Task>, reports: Receiver<Reply>) -> Session {
-        let size = Size::default();
-        let _ = jobs.send(Task::SetHash(DEFAULT_HASH_MB));
-        // OwnBook defaults to true: the built-in book from the start
-        let book = book::open(&BookSource::BuiltIn).ok().flatten();
-        let _ = jobs.send(Task::SetBook(book.clone()));
+        let settings = Settings::default();
+        let _ = jobs.send(Task::Configure(Box::new(settings.clone())));
         Session {
             out,
             jobs,
             reports,
-            game: AnyPosition::empty(size),
-            want: (size.width(), size.height()),
-            overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
-            multipv: 1,
-            style: InfoStyle::default(),
+            game: AnyPosition::empty(settings.size),
+            settings,
             debug: false,
             running: None,
             deferred: Vec::new(),
-            own_book: true,
-            book,
-            strength: Strength::default(),
         }
     }
 
-    /// Hands the searcher thread a job (it runs them in order).
-    fn send(&self, job: Task) -> Result<(), String> {
-        let _ = self.jobs.send(job);
-        Ok(())
+    /// How `info` lines look: the settings' notation and WDL.
+    fn style(&self) -> InfoStyle {
+        InfoStyle {
+            notation: if self.settings.drops {
+                Notation::Drops
+            } else {
+                Notation::Digits
+            },
+            show_wdl: self.settings.show_wdl,
+        }
     }
 
     fn error(&mut self, msg: &str) {
@@ -453,7 +263,7 @@ impl Session {
                 self.run_deferred()?;
             }
             Reply::Pong => {}
-            Reply::HashRefused { mb, error } => self.error(&hash_refused(mb, &error)),
+            Reply::Refused(e) => self.error(&e.to_string()),
             Reply::Panicked(msg) => {
                 return Err(Fatal(format!("the searcher thread panicked: {msg}")))
             }
@@ -574,78 +384,34 @@ impl Session {
         self.out.line(ok);
     }
 
+    /// `setoption`: the engine's settings check and apply it; the searcher gets them whole,
+    /// and a new board size starts a new empty board.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let Some(decl) = options::find(OPTIONS, name) else {
+        let Some(declared) = decl::find(OPTIONS, name) else {
             return self.error(&format!("unknown option '{name}'"));
         };
-        if let Err(e) = decl.set(self, value) {
-            self.error(&e);
+        if let Err(e) = declared.set(&mut self.settings, value) {
+            return self.error(&e);
         }
-    }
-
-    /// `Hash`: refused at once when the machine has less memory; the searcher thread reports an
-    /// allocation the system refuses all the same.
-    fn set_hash(&mut self, mb: usize) -> Result<(), String> {
-        check_size(mb).map_err(|e| hash_refused(mb, &e))?;
-        let _ = self.jobs.send(Task::SetHash(mb));
-        Ok(())
-    }
-
-    /// `Width` or `Height` (the other as last requested): a new empty board when they make a
-    /// supported size other than the current one.
-    fn set_size(&mut self, width: usize, height: usize) -> Result<(), String> {
-        self.want = (width, height);
-        let size = Size::new(width, height)
-            .map_err(|e| format!("{e}; the board stays {}", self.game.size()))?;
-        if size != self.game.size() {
-            self.game = AnyPosition::empty(size);
+        if declared.name == "BookFile" {
+            match self.settings.book_note.clone() {
+                Some(Ok(note)) => self.out.line(&format!("info string {note}")),
+                Some(Err(e)) => self.error(&e),
+                None => {}
+            }
+        }
+        if self.settings.size != self.game.size() {
+            self.game = AnyPosition::empty(self.settings.size);
             // keys mean other positions on another board
             let _ = self.jobs.send(Task::Clear);
         }
-        Ok(())
-    }
-
-    /// `BookFile`: opens the file at once (empty: the built-in book) and reports the book, or
-    /// the error; a book that fails to load leaves the engine without one.
-    fn set_book_file(&mut self, path: &str) {
-        let source = BookSource::from_path(path);
-        match book::open(&source) {
-            Ok(Some(book)) => {
-                self.out.line(&format!(
-                    "info string book {source}: {}x{}, depth {}, {} positions",
-                    book.width(),
-                    book.height(),
-                    book.depth(),
-                    book.len()
-                ));
-                self.book = Some(book);
-            }
-            Ok(None) => self.book = None,
-            Err(e) => {
-                self.error(&format!("book: {source}: {e}"));
-                self.book = None;
-            }
-        }
-        self.install_book();
-    }
-
-    /// Hands the searcher the book it should consult now.
-    fn install_book(&mut self) {
-        let book = if self.own_book {
-            self.book.clone()
-        } else {
-            None
-        };
-        let _ = self.jobs.send(Task::SetBook(book));
+        let _ = self
+            .jobs
+            .send(Task::Configure(Box::new(self.settings.clone())));
     }
 
     fn go(&mut self, go: GoParams) {
-        let settings = GoSettings {
-            overhead_ms: self.overhead_ms,
-            multipv: self.multipv,
-        };
-        let mut request = go::plan(&go, self.game.size(), self.game.discs(), settings);
-        request.skill = self.strength.skill();
+        let request = go::plan(&go, self.game.size(), self.game.discs(), &self.settings);
         if self.debug {
             let d = request.deadlines();
             self.out.line(&format!(
@@ -662,7 +428,7 @@ impl Session {
         self.running = Some(Running {
             handle,
             root: self.game,
-            style: self.style,
+            style: self.style(),
             perft: None,
         });
     }
@@ -686,7 +452,7 @@ impl Session {
         self.running = Some(Running {
             handle,
             root: self.game,
-            style: self.style,
+            style: self.style(),
             perft: Some(depth),
         });
     }
@@ -703,39 +469,5 @@ impl Session {
         if let Err(e) = r {
             self.error(&format!("bench failed: {e}"));
         }
-    }
-}
-
-/// The error printed when a `Hash` size cannot be had.
-fn hash_refused(mb: usize, error: &TableError) -> String {
-    format!("Hash {mb}: {error}; the tables stay as they were")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every declared option is found by its name in any case, and its action accepts its own
-    /// default: a declaration whose default its range or its action refuses fails here.
-    #[test]
-    fn every_option_is_found_by_name_and_accepts_its_own_default() {
-        let (jobs, _job_rx) = unbounded();
-        let (_report_tx, reports) = unbounded();
-        let out = Out {
-            w: Box::new(std::io::sink()),
-            failed: false,
-        };
-        let mut e = Session::new(out, jobs, reports);
-        for o in OPTIONS {
-            let found = options::find(OPTIONS, &o.name.to_ascii_uppercase()).expect("found");
-            assert!(std::ptr::eq(found, o), "{} is declared once", o.name);
-            assert_eq!(
-                o.set(&mut e, Some(&o.default_value())),
-                Ok(()),
-                "{}",
-                o.name
-            );
-        }
-        assert_eq!(e.game.size(), Size::default());
     }
 }

@@ -3,13 +3,10 @@
 //! never buffered whole), and the searcher thread owns the [`Engine`], runs one [`Task`] at a
 //! time and sends [`Reply`]s back. A panic on the searcher is caught and reported.
 
-use super::options::DEFAULT_HASH_MB;
 use super::parse::{parse_line, Command};
 use crate::board::AnyPosition;
-use crate::book::Book;
-use crate::engine::{Engine, Handle, Report, Request, Thought};
-use crate::search::Techniques;
-use crate::tt::TableError;
+use crate::engine::settings::{hash_refused, HASH};
+use crate::engine::{Engine, EngineError, Handle, Report, Request, Settings, Thought};
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,14 +39,11 @@ pub enum Task {
         depth: u32,
         handle: Handle,
     },
-    SetHash(usize),
-    /// Threads for the search and the solver's proofs.
-    SetThreads(usize),
-    /// The techniques the search uses (the study's `SearchLevel`, see [`crate::study`]).
-    SetTechniques(Techniques),
+    /// The options as they are now: the engine takes what it has not got (tables, threads,
+    /// techniques, book, a `Clear Hash`).
+    Configure(Box<Settings>),
+    /// `ucinewgame`, or a new board: forget what was learnt.
     Clear,
-    /// The book the searcher consults from now on (`None`: no book).
-    SetBook(Option<Arc<Book>>),
     /// Answered by [`Reply::Pong`] once every earlier job is done.
     Ping,
 }
@@ -65,10 +59,7 @@ pub enum Reply {
     },
     Pong,
     /// The machine could not give the tables of a `Hash` change; the old ones stay.
-    HashRefused {
-        mb: usize,
-        error: TableError,
-    },
+    Refused(EngineError),
     Panicked(String),
 }
 
@@ -134,52 +125,28 @@ pub fn searcher_thread(jobs: Receiver<Task>, reports: Sender<Reply>, quitting: A
     let cancelled = move || quitting.load(Ordering::Relaxed);
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut engine: Option<Engine> = None;
-    let mut book: Option<Arc<Book>> = None;
-    let mut threads = 1;
-    let mut techniques = Techniques::ALL;
-    // an engine made before a `Hash` is set (or after one was refused) has the settings so far
-    let configure = |e: &mut Engine, book: &Option<Arc<Book>>, threads, techniques| {
-        e.set_techniques(techniques);
-        e.set_book(book.clone());
-        e.set_threads(threads);
-    };
+    // the options last sent: an engine made later (after a refused `Hash`) starts with them
+    let mut settings = Settings::default();
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
-            Task::SetHash(mb) => {
-                // keeps the book, the threads and the techniques; a refused size leaves the tables
+            Task::Configure(s) => {
+                settings = *s;
+                // a refused size leaves the tables as they were, and the rest is applied
                 let result = match engine.as_mut() {
-                    Some(e) => e.set_hash(mb, &cancelled),
-                    None => Engine::new_until(mb, &cancelled).map(|mut e| {
-                        configure(&mut e, &book, threads, techniques);
-                        engine = Some(e);
-                    }),
+                    Some(e) => e.configure(&settings, &cancelled),
+                    None => match Engine::new_until(settings.hash_mb, &cancelled) {
+                        Ok(e) => engine.insert(e).configure(&settings, &cancelled),
+                        Err(e) => Err(EngineError::Invalid(hash_refused(settings.hash_mb, &e))),
+                    },
                 };
                 if let Err(error) = result {
-                    let _ = reports.send(Reply::HashRefused { mb, error });
+                    let _ = reports.send(Reply::Refused(error));
                 }
-            }
-            Task::SetThreads(n) => {
-                if let Some(e) = engine.as_mut() {
-                    e.set_threads(n);
-                }
-                threads = n;
-            }
-            Task::SetTechniques(t) => {
-                if let Some(e) = engine.as_mut() {
-                    e.set_techniques(t);
-                }
-                techniques = t;
             }
             Task::Clear => {
                 if let Some(e) = engine.as_mut() {
                     e.clear()
                 }
-            }
-            Task::SetBook(b) => {
-                if let Some(e) = engine.as_mut() {
-                    e.set_book(b.clone());
-                }
-                book = b;
             }
             Task::Ping => {
                 let _ = reports.send(Reply::Pong);
@@ -201,9 +168,11 @@ pub fn searcher_thread(jobs: Receiver<Task>, reports: Sender<Reply>, quitting: A
                     panic!("{PANIC_ENV} is set");
                 }
                 let e = engine.get_or_insert_with(|| {
-                    let mut e = Engine::new(DEFAULT_HASH_MB).expect("the default tables");
-                    configure(&mut e, &book, threads, techniques);
-                    e
+                    let defaults = Settings {
+                        hash_mb: HASH.default as usize,
+                        ..settings.clone()
+                    };
+                    Engine::with_settings(&defaults).expect("the default tables")
                 });
                 let mut report = |it: &Report| {
                     let _ = reports.send(Reply::Info(it.clone()));

@@ -22,13 +22,12 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 use vier::board::{AnyPosition, Size};
-use vier::book::Book;
 use vier::clock;
+use vier::engine::settings::{self, Spin};
 use vier::engine::{
-    Answer, Engine, Handle, Limits, Line, Question, Report, Request, ScoreBound, Skill, SolverPool,
-    Thought, SOLVE_HASH_MB,
+    Answer, Book, Engine, Handle, Limits, Line, Question, Report, Request, ScoreBound, Settings,
+    SolverPool, Thought, TimeLimit, SOLVE_HASH_MB,
 };
-use vier::levels;
 use vier::notation;
 
 #[cfg(target_arch = "wasm32")]
@@ -51,15 +50,13 @@ mod host {
     pub fn report(_: &str) {}
 }
 
-/// The searcher's table: the protocol's default `Hash`.
-const ENGINE_HASH_MB: usize = vier::search::DEFAULT_HASH_MB;
-
 /// What the instance keeps between calls.
 struct State {
     /// The time-limited player, made at the first `think` (its tables are its memory).
     engine: Option<Engine>,
-    /// The book the engine and the analysis consult.
-    book: Option<Arc<Book>>,
+    /// The engine's settings (the protocol's defaults); their book is the one the host loaded,
+    /// which the engine and the analysis consult.
+    settings: Settings,
     /// Exact answers with the book: `analyse`.
     pool: SolverPool,
     /// Exact answers without the book, one table cleared before each: `solve`, as
@@ -71,7 +68,10 @@ impl State {
     fn new() -> State {
         State {
             engine: None,
-            book: None,
+            settings: Settings {
+                book: None,
+                ..Settings::default()
+            },
             pool: SolverPool::new(None, SOLVE_HASH_MB),
             bookless: SolverPool::new(None, SOLVE_HASH_MB),
         }
@@ -144,11 +144,11 @@ pub unsafe extern "C" fn load_book(ptr: *mut u8, len: usize) -> u64 {
             let info = book_info(&book);
             let book = Arc::new(book);
             STATE.with_borrow_mut(|st| {
+                st.settings.book = Some(book.clone());
                 if let Some(e) = st.engine.as_mut() {
-                    e.set_book(Some(book.clone()));
+                    let _ = e.configure(&st.settings, &|| false);
                 }
-                st.pool = SolverPool::new(Some(book.clone()), SOLVE_HASH_MB);
-                st.book = Some(book);
+                st.pool = SolverPool::new(Some(book), SOLVE_HASH_MB);
             });
             info
         }
@@ -174,9 +174,7 @@ pub unsafe extern "C" fn call(ptr: *mut u8, len: usize) -> u64 {
 /// The engine, made with the book at its first use (its tables take a moment to allocate).
 fn engine(st: &mut State) -> Result<&mut Engine, String> {
     if st.engine.is_none() {
-        let mut e = Engine::new(ENGINE_HASH_MB).map_err(|e| e.to_string())?;
-        e.set_book(st.book.clone());
-        st.engine = Some(e);
+        st.engine = Some(Engine::with_settings(&st.settings).map_err(|e| e.to_string())?);
     }
     Ok(st.engine.as_mut().expect("made above"))
 }
@@ -213,9 +211,9 @@ fn request(bytes: &[u8]) -> Result<Value, String> {
 /// outcome: the snapshot, `stop` and the next `search`.
 fn game_request(op: &str, req: &Map<String, Value>) -> Result<Value, String> {
     let text = |key: &str| req.get(key).and_then(Value::as_str).unwrap_or("");
-    let key = number(req, "key", 0..=u64::MAX)?.unwrap_or(0);
+    let key = whole(req, "key")?.unwrap_or(0);
     if op == "game_new" {
-        let seed = number(req, "seed", 0..=u64::MAX)?.unwrap_or(0);
+        let seed = number(req, settings::LEVEL_SEED)?.unwrap_or(0);
         let mut g = game::Game::new(seed);
         let out = g.snapshot();
         GAME.with_borrow_mut(|slot| *slot = Some(g));
@@ -235,22 +233,37 @@ fn game_request(op: &str, req: &Map<String, Value>) -> Result<Value, String> {
     })
 }
 
-/// A whole number field, if present, within `range`.
-fn number(
-    req: &Map<String, Value>,
-    key: &str,
-    range: std::ops::RangeInclusive<u64>,
-) -> Result<Option<u64>, String> {
+/// A whole number field, if present.
+fn whole(req: &Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
     match req.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_u64() {
-            Some(n) if range.contains(&n) => Ok(Some(n)),
-            _ => Err(format!(
-                "{key} must be a whole number from {} to {}, not {v}",
-                range.start(),
-                range.end()
-            )),
-        },
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| format!("{key} must be a whole number, not {v}")),
+    }
+}
+
+/// The field of a setting (named as the setting, `movetime_ms` for `movetime`), if present,
+/// checked against the engine's declaration of it.
+fn number(req: &Map<String, Value>, spin: Spin) -> Result<Option<u64>, String> {
+    let key = match spin.name {
+        "movetime" => "movetime_ms",
+        "Skill Level" => "level",
+        "LevelSeed" => "seed",
+        "MultiPV" => "multipv",
+        name => name,
+    };
+    match req.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => {
+            let given = v
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| v.as_u64().map(i128::from))
+                .ok_or_else(|| format!("{key} must be a whole number, not {v}"))?;
+            spin.check_as(key, given).map(Some)
+        }
     }
 }
 
@@ -335,9 +348,12 @@ fn iteration(p: &AnyPosition, it: &Report) -> Value {
 /// columns. Every finished depth goes to the host as a progress report.
 fn think(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
-    let movetime = number(req, "movetime_ms", 0..=86_400_000)?;
-    let level = number(req, "level", 1..=levels::FULL_SKILL)?.unwrap_or(levels::FULL_SKILL);
-    let seed = number(req, "seed", 0..=u64::MAX)?.unwrap_or(0);
+    let movetime = number(req, settings::MOVETIME)?;
+    let mut asked = STATE.with_borrow(|st| st.settings.clone());
+    if let Some(level) = number(req, settings::SKILL)? {
+        asked.strength.skill = level;
+    }
+    asked.strength.seed = number(req, settings::LEVEL_SEED)?.unwrap_or(0);
     let searchmoves = match req.get("searchmoves") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(cols)) => cols
@@ -351,20 +367,23 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
             .collect::<Result<_, _>>()?,
         Some(v) => return Err(format!("searchmoves must be a list of columns, not {v}")),
     };
-    let mut request = Request {
-        limits: Limits {
-            depth: number(req, "depth", 1..=200)?.map(|d| d as u32),
-            nodes: number(req, "nodes", 1..=u64::MAX)?,
-            multipv: number(req, "multipv", 1..=p.width() as u64)?.unwrap_or(1) as usize,
+    let time = match movetime {
+        Some(ms) => Request::movetime(ms).time,
+        None => TimeLimit::default(),
+    };
+    let request = asked.request(
+        TimeLimit {
+            overhead_ms: 0,
+            ..time
+        },
+        Limits {
+            depth: number(req, settings::DEPTH)?.map(|d| d as u32),
+            nodes: number(req, settings::NODES)?,
+            multipv: number(req, settings::MULTIPV)?.unwrap_or(1) as usize,
             searchmoves,
             infinite: false,
         },
-        skill: Skill::new(level, seed)?,
-        ..Request::default()
-    };
-    if let Some(ms) = movetime {
-        request.time = Request::movetime(ms).time;
-    }
+    );
     let handle = Handle::new(&request);
     let thought = STATE.with_borrow_mut(|st| -> Result<Thought, String> {
         Ok(engine(st)?.think(&p, &request, &handle, &mut |it| {
@@ -389,7 +408,7 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
 fn analyse(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
     let weak = flag(req, "weak")?;
-    let budget = number(req, "budget_ms", 0..=86_400_000)?;
+    let budget = number(req, settings::BUDGET)?;
     let started = clock::now();
     let columns = STATE.with_borrow(|st| match budget {
         None => st
@@ -444,10 +463,10 @@ fn info() -> Value {
         json!({
             "version": vier_version(),
             "sizes": Size::all().map(|s| s.to_string()).collect::<Vec<_>>(),
-            "levels": (1..).zip(levels::ELO).collect::<Vec<(u64, u32)>>(),
-            "full_level": levels::FULL_SKILL,
-            "book": st.book.as_deref().map(book_info),
-            "hash_mb": ENGINE_HASH_MB,
+            "levels": (1..).zip(settings::SKILL_ELO).collect::<Vec<(u64, u32)>>(),
+            "full_level": settings::SKILL.max,
+            "book": st.settings.book.as_deref().map(book_info),
+            "hash_mb": st.settings.hash_mb,
         })
     })
 }
