@@ -39,6 +39,26 @@ pub fn ordinal(n: u32) -> String {
     format!("{n}{suffix}")
 }
 
+/// A cutechess `cfour` drop: the 0-based column `col` (file `a` first) with the disc landing on
+/// `rank` (1 at the bottom): `P@d1`.
+pub fn drop_text(col: usize, rank: usize) -> String {
+    format!("P@{}{rank}", char::from(b'a' + col as u8))
+}
+
+/// The 0-based column and the rank of a drop token: `P@d1`, `p@l12` (files `a`..`l`, ranks from
+/// 1); `None` for anything else.
+pub fn parse_drop(tok: &str) -> Option<(usize, usize)> {
+    let rest = tok.strip_prefix("P@").or_else(|| tok.strip_prefix("p@"))?;
+    let mut chars = rest.chars();
+    let file = chars.next().filter(|f| ('a'..='l').contains(f))?;
+    let rank = chars.as_str();
+    if rank.is_empty() || !rank.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let rank: usize = rank.parse().ok().filter(|&r| r >= 1)?;
+    Some((file as usize - 'a' as usize, rank))
+}
+
 /// A move string as the commands print it: `-` for the empty board, which has no character.
 pub fn display_moves(m: &str) -> &str {
     if m.is_empty() {

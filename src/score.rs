@@ -133,6 +133,7 @@ fn win_m(cells: i32, s: i32, first: i32) -> i32 {
 
 /// A score as the protocol reports it, from the side to move's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
 pub enum Score {
     /// Heuristic (100 = a clear advantage).
     Cp(i32),
@@ -203,6 +204,7 @@ impl Score {
 
 /// Whether a reported score is the position's value or only a bound on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
 pub enum ScoreBound {
     /// The value (for a heuristic score: the search's value at its depth).
     Exact,
@@ -217,6 +219,7 @@ pub enum ScoreBound {
 /// A score with its bound: what a search or a proof says of a position's value, from the side
 /// to move's view. Every report carries one, so that a bound is never read as a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
 pub struct Value {
     pub score: Score,
     pub bound: ScoreBound,

@@ -30,6 +30,8 @@ mod request;
 pub mod settings;
 
 pub use crate::book::Book;
+/// The host's clock (the page's is the browser's): time since an arbitrary start.
+pub use crate::clock;
 pub use crate::levels::Strength;
 #[cfg(feature = "stats")]
 pub use crate::solver::stats::Stats;

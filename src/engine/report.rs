@@ -16,6 +16,7 @@ pub fn proven(p: &AnyPosition, s: i32) -> Value {
 
 /// One scored line of a report, best first.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
 pub struct Line {
     /// The value of the line's first move for the side to move, with its bound.
     pub value: Value,
@@ -26,14 +27,26 @@ pub struct Line {
 }
 
 impl Line {
+    /// The line `pv` from `p` with its first move's `value`: the exact score is set here, only
+    /// for a proven value.
+    pub fn new(p: &AnyPosition, value: Value, pv: Vec<usize>) -> Line {
+        Line {
+            exact: value.exact_score(p.size().cells() as i32, p.discs() as i32),
+            value,
+            pv,
+        }
+    }
+
     /// The 0-based column the line starts with.
     pub fn column(&self) -> Option<usize> {
         self.pv.first().copied()
     }
 }
 
-/// One finished depth of a search (or its proof by the solver or the book).
+/// One finished depth of a search (or its proof by the solver or the book). The page's worker
+/// sends it to the page's game as JSON (the `page` feature).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report {
     pub depth: u32,
     pub seldepth: u32,
@@ -53,18 +66,13 @@ pub struct Report {
 impl Report {
     /// The report of a search's iteration from the root `p`.
     pub(super) fn of(p: &AnyPosition, it: &Iteration) -> Report {
-        let (cells, discs) = (p.size().cells() as i32, p.discs() as i32);
         Report {
             depth: it.depth,
             seldepth: it.seldepth,
             lines: it
                 .lines
                 .iter()
-                .map(|l| Line {
-                    value: l.value,
-                    exact: l.value.exact_score(cells, discs),
-                    pv: l.pv.clone(),
-                })
+                .map(|l| Line::new(p, l.value, l.pv.clone()))
                 .collect(),
             nodes: it.nodes,
             time: it.time,

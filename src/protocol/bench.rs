@@ -9,9 +9,9 @@
 //! signature, the total of both parts.
 
 use super::format;
-use super::game::set_position;
 use super::go;
 use super::parse::{parse_line, Command};
+use super::position::set_position;
 use crate::board::{AnyPosition, Size};
 use crate::engine::{Answer, Engine, Handle, Question, Settings, SolverPool};
 use std::io::{self, Write};

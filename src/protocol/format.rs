@@ -3,6 +3,7 @@
 
 use crate::board::AnyPosition;
 use crate::engine::{wdl_permille, Line, Report, ScoreBound};
+use crate::notation;
 
 /// How moves are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub fn moves(root: &AnyPosition, cols: &[usize], notation: Notation) -> Vec<Stri
     for &c in cols {
         let Ok(next) = p.play(c) else { break };
         out.push(match notation {
-            Notation::Drops => format!("P@{}{}", (b'a' + c as u8) as char, p.column_height(c) + 1),
+            Notation::Drops => notation::drop_text(c, p.column_height(c) + 1),
             Notation::Digits => (c + 1).to_string(),
         });
         p = next;

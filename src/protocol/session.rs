@@ -19,9 +19,9 @@
 
 use super::bench;
 use super::format::{self, InfoStyle, Notation};
-use super::game;
 use super::go;
 use super::parse::{parse_line, Command, GoParams, Query};
+use super::position;
 use super::threads::{read_lines, searcher_thread, Input, Reply, Task, MAX_LINE};
 use crate::board::AnyPosition;
 use crate::engine::options as decl;
@@ -335,7 +335,7 @@ impl Session {
                 let _ = self.jobs.send(Task::Clear);
             }
             Command::Position { start, moves } => {
-                match game::set_position(self.game.size(), &start, &moves) {
+                match position::set_position(self.game.size(), &start, &moves) {
                     Ok(p) => self.game = p,
                     Err(e) => self.error(&format!("{e}; position unchanged")),
                 }
@@ -360,7 +360,7 @@ impl Session {
             // main_loop stops the search and waits for its answer
             Command::Quit => return Ok(Flow::Quit),
             Command::Debug(on) => self.debug = on,
-            Command::Display => self.out.lines(game::display(&self.game)),
+            Command::Display => self.out.lines(position::display(&self.game)),
             Command::Bench => {
                 if self.running.is_some() {
                     self.error("bench needs the engine idle; send stop first");
@@ -368,7 +368,7 @@ impl Session {
                     self.bench();
                 }
             }
-            Command::Eval => self.out.lines(game::eval(&self.game)),
+            Command::Eval => self.out.lines(position::eval(&self.game)),
             Command::Help => self.out.lines(super::help::HELP),
             Command::Query(q) => self.query(q),
             Command::Empty => {}
@@ -458,7 +458,7 @@ impl Session {
     }
 
     fn query(&mut self, q: Query) {
-        let answer = game::query(&self.game, q);
+        let answer = position::query(&self.game, q);
         self.out.line(&format!("response {answer}"));
     }
 

@@ -22,11 +22,11 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 use vier::board::{AnyPosition, Size};
-use vier::clock;
+
 use vier::engine::settings::{self, Spin};
 use vier::engine::{
-    Answer, Book, Engine, Handle, Limits, Line, Question, Report, Request, ScoreBound, Settings,
-    SolverPool, Thought, TimeLimit, SOLVE_HASH_MB,
+    clock, Answer, Book, Engine, Handle, Limits, Line, Question, Report, Request, ScoreBound,
+    Settings, SolverPool, Thought, TimeLimit, SOLVE_HASH_MB,
 };
 use vier::notation;
 
@@ -340,6 +340,8 @@ fn iteration(p: &AnyPosition, it: &Report) -> Value {
         "solved": it.solved,
         "book_hits": it.book_hits,
         "lines": it.lines.iter().map(|l| line(p, l)).collect::<Vec<_>>(),
+        // the engine's own report, which the page's game reads (web/engine/src/game.rs)
+        "report": it,
     })
 }
 

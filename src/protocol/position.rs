@@ -5,6 +5,7 @@
 use super::parse::{MoveToken, Query, StartPos};
 use crate::board::{AnyPosition, BoardError, Player, Size};
 use crate::engine::Engine;
+use crate::notation;
 
 /// `position ...` on a board of `size`: the new position, or why not.
 pub fn set_position(
@@ -107,6 +108,6 @@ fn token(m: MoveToken) -> String {
         MoveToken::Column(c) => c.to_string(),
         MoveToken::Digits(n) => n.to_string(),
         MoveToken::RunDigit(d) => d.to_string(),
-        MoveToken::Drop { file, rank } => format!("P@{}{rank}", (b'a' + file - 1) as char),
+        MoveToken::Drop { file, rank } => notation::drop_text(file as usize - 1, rank as usize),
     }
 }
