@@ -146,14 +146,14 @@ impl Drop for Admitted<'_> {
 }
 
 /// A request's parameters, checked.
-struct Request {
+struct SolveQuery {
     pos_text: String,
     pos: AnyPosition,
     weak: bool,
     budget: Duration,
 }
 
-fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, String> {
+fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<SolveQuery, String> {
     let number = |name: &str, default: u64| -> Result<u64, String> {
         match q.get(name) {
             None => Ok(default),
@@ -188,7 +188,7 @@ fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, S
             ),
         });
     }
-    Ok(Request {
+    Ok(SolveQuery {
         pos_text: pos_text.clone(),
         pos,
         weak,

@@ -165,7 +165,7 @@ pub struct SettingsReq {
     pub engine: Option<String>,
     pub movetime: Option<u64>,
     pub analysis_always: Option<bool>,
-    /// `Skill Level`: 1.. (crate::levels), the top one the full engine.
+    /// `Skill Level`: 1.. (`engine::settings::SKILL`), the top one the full engine.
     pub level: Option<u64>,
 }
 
@@ -182,7 +182,7 @@ pub struct State {
     pub record: Record,
     pub engine_side: Side,
     pub movetime: u64,
-    /// The engine's skill level (`Skill Level`, crate::levels); kept across new games.
+    /// The engine's skill level (`Skill Level`); kept across new games.
     pub level: u64,
     /// Seeds the skill level's choices (`LevelSeed`), drawn when the session starts.
     pub seed: u64,
