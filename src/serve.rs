@@ -24,7 +24,7 @@
 
 use crate::board::{AnyPosition, Player, Size};
 use crate::engine::settings::BUDGET;
-use crate::engine::{Handle, SolverPool};
+use crate::engine::{game_over, Handle, SolverPool};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -183,8 +183,11 @@ fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<SolveQuery
         return Err(match pos.winner() {
             None => "pos: the board is full: there is nothing to solve".into(),
             Some(w) => format!(
-                "pos: the game is over: player {} has four in a row",
-                if w == Player::First { 1 } else { 2 }
+                "pos: {}",
+                game_over(&format!(
+                    "player {} has four in a row",
+                    if w == Player::First { 1 } else { 2 }
+                ))
             ),
         });
     }

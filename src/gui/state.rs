@@ -7,7 +7,7 @@
 use super::game::{self, Status, View};
 use crate::board::{AnyPosition, Player, Record, Size};
 use crate::engine::settings::{MOVETIME, SKILL, SKILL_ELO};
-use crate::engine::{Line, Score, ScoreBound, Value};
+use crate::engine::{game_over, Line, Score, ScoreBound, Value};
 use crate::notation::ordinal;
 use serde::{Deserialize, Serialize};
 
@@ -263,7 +263,7 @@ impl State {
     pub fn play(&mut self, column: usize) -> Result<(), String> {
         let v = self.view();
         if v.status != Status::Playing {
-            return Err("the game is over".into());
+            return Err(game_over("no move can follow").to_string());
         }
         if self.engine_side.plays(v.to_move) {
             return Err("it is the engine's turn".into());
@@ -313,7 +313,7 @@ impl State {
     pub fn want_analysis(&mut self) -> Result<(), String> {
         let v = self.view();
         if v.status != Status::Playing {
-            return Err("the game is over: there is nothing to analyse".into());
+            return Err(game_over("there is nothing to analyse").to_string());
         }
         self.analysis_wanted = Some(v.moves);
         Ok(())
