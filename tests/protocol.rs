@@ -380,6 +380,59 @@ fn bad_input_keeps_the_position() {
 }
 
 #[test]
+fn go_values_out_of_range_get_an_error_and_change_nothing() {
+    // issue 68: these were taken silently (a movetime of 0 or -5 searched 1 ms, an overflowing
+    // one forever)
+    let mut e = Engine::start();
+    e.send("position startpos moves 44");
+    for (bad, said) in [
+        ("go movetime -5", "movetime -5 is out of range: at least 1"),
+        ("go movetime 0", "movetime 0 is out of range: at least 1"),
+        (
+            "go movetime 18446744073709551616",
+            "movetime 18446744073709551616 is out of range: at most 9223372036854775807",
+        ),
+        (
+            "go wtime 18446744073709551616 btime 1000",
+            "wtime 18446744073709551616 is out of range: at most 9223372036854775807",
+        ),
+        (
+            "go wtime 1000 btime 1000 winc -10",
+            "winc -10 is out of range: at least 0",
+        ),
+        ("go nodes 0", "nodes 0 is out of range: at least 1"),
+        (
+            "go nodes 18446744073709551616",
+            "nodes 18446744073709551616 is out of range: at most 18446744073709551615",
+        ),
+        ("go depth 0", "depth 0 is out of range: at least 1"),
+    ] {
+        e.send(bad);
+        let out = e.sync();
+        assert_eq!(out, [format!("info string error: {said}")], "{bad}");
+    }
+    // ... also during a search, which goes on (a good `go` would have stopped it)
+    e.send("go infinite");
+    e.send("go movetime 0");
+    let out = e.sync();
+    assert!(
+        out.iter().all(|l| !l.starts_with("bestmove")),
+        "the bad go stopped the search: {out:?}"
+    );
+    assert!(
+        out.contains(&"info string error: movetime 0 is out of range: at least 1".to_string()),
+        "{out:?}"
+    );
+    e.send("stop");
+    let lines = e.until_prefix("bestmove");
+    bestmove(&lines);
+    // the position is still the one set
+    e.send("d");
+    let out = e.sync();
+    assert!(out.contains(&"moves 44".to_string()), "{out:?}");
+}
+
+#[test]
 fn cutechess_round_trip() {
     let mut e = Engine::start();
     e.send("setoption name UCI_Variant value cfour");
