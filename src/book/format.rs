@@ -22,7 +22,8 @@
 //!                 header out, so a damaged depth or size went unnoticed)
 //!      9     1  board width W
 //!     10     1  board height H
-//!     11     1  depth: the book holds every position with at most this many discs
+//!     11     1  depth: the book holds every position with at most this many discs (below
+//!                 W*H; a reader checks that it has more entries than this and one as deep)
 //!     12     4  entry count N
 //!     16     8  FNV-1a 64 checksum of the whole file but this field: bytes 0 to 15,
 //!                 then every byte from offset 24 to the end
@@ -462,6 +463,23 @@ fn file_image<K: Bitboard>(
     out
 }
 
+/// The header's depth against what the file holds (issue 68: a header that claimed 255 discs
+/// over one entry was taken at its word). A book of depth `d` holds a position of every number
+/// of discs up to `d` (a game can go on past any number of discs below the cells), so at least
+/// `d + 1` entries and one of `d` discs; the builder makes books of depths below the cells.
+fn check_depth(depth: u32, deepest: u32, count: usize, cells: usize) -> Result<(), BookError> {
+    let found = if depth as usize >= cells {
+        format!("the board has {cells} cells")
+    } else if count <= depth as usize {
+        format!("it has {count} entries")
+    } else if deepest < depth {
+        format!("its deepest entry has {deepest}")
+    } else {
+        return Ok(());
+    };
+    Err(BookError::BadDepth { depth, found })
+}
+
 /// Two books are equal when they hold the same entries, however packed.
 impl PartialEq for Book {
     fn eq(&self, other: &Book) -> bool {
@@ -630,7 +648,9 @@ impl Book {
         let body = &bytes[HEADER..];
         let packing =
             Packing::new(w, h, body[0] as u32).ok_or(BookError::BadBucketBits(body[0]))?;
-        let max_moves = packing.check(body, count, h)?.max(depth);
+        let deepest = packing.check(body, count, h)?;
+        check_depth(depth, deepest, count, w * h)?;
+        let max_moves = deepest.max(depth);
         Ok(Book {
             width: w,
             height: h,
@@ -930,7 +950,8 @@ mod tests {
             reads_back(size, &raw, bits)?;
             let (keys, values) = table(size, &raw);
             prop_assert!(keys.iter().any(|&k| k >> 64 != 0));
-            let book = Book::from_entries(w, h, 3, keys.iter().copied().zip(values.iter().copied()).collect());
+            // depth 0: random keys hold no whole depth
+            let book = Book::from_entries(w, h, 0, keys.iter().copied().zip(values.iter().copied()).collect());
             let bytes = book.image(Packing::new(w, h, bits).unwrap());
             let read = Book::from_bytes(&bytes).unwrap();
             prop_assert_eq!(&read, &book);
