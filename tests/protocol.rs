@@ -1385,6 +1385,32 @@ fn isready_after_a_hash_change_answers_once_the_tables_memory_is_taken() {
     legal_bestmove(&lines, "4453");
 }
 
+/// A `go` right after `setoption name Hash` does not wait for the new tables' memory (issue 68:
+/// at Hash 4096 `go movetime 10` answered after 10 s): it searches on the tables already there
+/// while the new ones are taken beside it. Seen without timing: with the taking held
+/// (`VIER_TEST_HOLD_HASH`, a machine as slow as can be), the search answers, the resident
+/// memory then far below the new tables' 1024 MB; and `quit` ends the engine all the same.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_go_right_after_a_hash_change_searches_on_the_old_tables_meanwhile() {
+    let mut e = Engine::start_with_env(&[("VIER_TEST_HOLD_HASH", "1")]);
+    // start-up done: the default tables are taken (not held: there were none before)
+    assert!(e.sync().is_empty());
+    let pid = e.child.id();
+    e.send("setoption name Hash value 1024");
+    for go in ["go movetime 20", "go depth 3"] {
+        let lines = e.search("position startpos moves 4453", go);
+        let resident = common::rss_mb(pid);
+        legal_bestmove(&lines, "4453");
+        assert!(
+            resident < 512,
+            "{go} answered with {resident} MB resident: it waited for the 1024 MB"
+        );
+    }
+    let (rest, status) = e.close_and_wait();
+    assert_eq!(status, Some(0), "{rest:?}");
+}
+
 /// `quit` (or the end of input) right after a large `Hash` ends the engine at once, also
 /// behind an `isready` that waits for the memory: its preparation, seconds per gigabyte on a
 /// virtual machine, is given up.

@@ -20,6 +20,7 @@ use crate::eval;
 use crate::levels;
 pub use crate::levels::Skill;
 use crate::score::Score;
+pub use crate::search::TableMemory;
 use crate::search::{Iteration, Line, SearchLimits, Searcher, Techniques};
 use crate::solver::{Solver, Stopped};
 use crate::time::{Deadlines, TimeLimit};
@@ -240,6 +241,26 @@ impl Engine {
         self.searcher.set_hash_until(hash_mb, cancelled)?;
         self.fresh = true;
         Ok(())
+    }
+
+    /// An engine with about `hash_mb` megabytes of tables whose memory is only reserved, and
+    /// that memory: the engine must not think before [`TableMemory::prepare`] has taken it
+    /// (on another thread, beside an engine that searches meanwhile). The memory free now must
+    /// hold them beside everything held now: the engine that searches meanwhile keeps its own.
+    pub fn reserve(hash_mb: usize) -> Result<(Engine, TableMemory), TableError> {
+        let searcher = Searcher::reserve(hash_mb, 0)?;
+        let memory = searcher.memory();
+        let engine = Engine {
+            searcher,
+            last_size: None,
+            fresh: true,
+        };
+        Ok((engine, memory))
+    }
+
+    /// Megabytes of the engine's tables.
+    pub fn hash_mb(&self) -> usize {
+        self.searcher.hash_mb()
     }
 
     /// Threads for the search and the solver's proofs (1 .. [`crate::solver::MAX_THREADS`]).

@@ -7,7 +7,7 @@ use super::options::DEFAULT_HASH_MB;
 use super::parse::{parse_line, Command};
 use crate::board::AnyPosition;
 use crate::book::Book;
-use crate::engine::{Engine, Handle, Request, Thought};
+use crate::engine::{Engine, Handle, Request, TableMemory, Thought};
 use crate::search::{Iteration, Techniques};
 use crate::tt::TableError;
 use crossbeam_channel::{Receiver, Sender};
@@ -20,6 +20,9 @@ use std::sync::Arc;
 pub const MAX_LINE: usize = 1 << 20;
 /// Set this environment variable to make the searcher panic when a search starts (tests).
 pub const PANIC_ENV: &str = "VIER_TEST_SEARCHER_PANIC";
+/// Set this environment variable to hold the taking of a `Hash` change's memory until `quit`
+/// (tests: a machine as slow to give memory as can be).
+pub const HOLD_HASH_ENV: &str = "VIER_TEST_HOLD_HASH";
 
 /// What the reader thread sends.
 pub enum Input {
@@ -128,15 +131,64 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>, quitting: &AtomicBool)
     let _ = tx.send(Input::Eof);
 }
 
+/// A `Hash` change's engine whose tables' memory is being taken on a thread of its own, while
+/// the engine of the old tables searches on (issue 68: a `go` right after `setoption name Hash`
+/// waited for all of it, 10 s for 4 GB on a virtual machine, and lost on time). It replaces the
+/// old engine at the first search that finds it done, or at `isready`, which waits for it.
+struct Preparing {
+    engine: Engine,
+    /// Gives the taking up: a newer `Hash` replaces this one.
+    dropped: Arc<AtomicBool>,
+    taker: std::thread::JoinHandle<()>,
+}
+
+impl Preparing {
+    fn start(engine: Engine, memory: TableMemory, quitting: Arc<AtomicBool>) -> Preparing {
+        let dropped = Arc::new(AtomicBool::new(false));
+        let stop = dropped.clone();
+        let hold = std::env::var_os(HOLD_HASH_ENV).is_some();
+        let taker = std::thread::spawn(move || {
+            let cancelled =
+                move || quitting.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed);
+            while hold && !cancelled() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            memory.prepare(&cancelled);
+        });
+        Preparing {
+            engine,
+            dropped,
+            taker,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.taker.is_finished()
+    }
+
+    /// The engine, once its memory is taken (or the taking given up by `quit`).
+    fn finish(self) -> Engine {
+        let _ = self.taker.join();
+        self.engine
+    }
+
+    fn give_up(self) {
+        self.dropped.store(true, Ordering::Relaxed);
+        let _ = self.taker.join();
+    }
+}
+
 /// Runs the jobs until the channel closes. `quitting` (set by the loop on `quit` and at the end
 /// of input) gives up a `Hash` change's preparation of its memory (issue 60).
 pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: Arc<AtomicBool>) {
-    let cancelled = move || quitting.load(Ordering::Relaxed);
+    let quit = quitting.clone();
+    let cancelled = move || quit.load(Ordering::Relaxed);
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut engine: Option<Engine> = None;
     let mut book: Option<Arc<Book>> = None;
     let mut threads = 1;
     let mut techniques = Techniques::ALL;
+    let mut preparing: Option<Preparing> = None;
     // an engine made before a `Hash` is set (or after one was refused) has the settings so far
     let configure = |e: &mut Engine, book: &Option<Arc<Book>>, threads, techniques| {
         e.set_techniques(techniques);
@@ -144,11 +196,31 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: A
         e.set_threads(threads);
     };
     for job in jobs {
+        // a Hash change's engine replaces the old one once its memory is taken: before the
+        // first search that finds it so, and at `isready` (which waits for it)
+        if matches!(job, Job::Think { .. } | Job::Ping) {
+            if let Some(p) = preparing.take_if(|p| matches!(job, Job::Ping) || p.done()) {
+                let mut e = p.finish();
+                configure(&mut e, &book, threads, techniques);
+                engine = Some(e);
+            }
+        }
         let r = catch_unwind(AssertUnwindSafe(|| match job {
             Job::SetHash(mb) => {
+                if let Some(p) = preparing.take() {
+                    p.give_up();
+                }
                 // keeps the book, the threads and the techniques; a refused size leaves the tables
                 let result = match engine.as_mut() {
-                    Some(e) => e.set_hash(mb, &cancelled),
+                    // taken beside the searches on the old tables when the memory free holds
+                    // both; else the old ones are freed first and the new taken now, as at start
+                    Some(e) => match Engine::reserve(mb) {
+                        Ok((fresh, memory)) => {
+                            preparing = Some(Preparing::start(fresh, memory, quitting.clone()));
+                            Ok(())
+                        }
+                        Err(_) => e.set_hash(mb, &cancelled),
+                    },
                     None => Engine::new_until(mb, &cancelled).map(|mut e| {
                         configure(&mut e, &book, threads, techniques);
                         engine = Some(e);
