@@ -148,6 +148,10 @@ impl Preparing {
         let stop = dropped.clone();
         let hold = std::env::var_os(HOLD_HASH_ENV).is_some();
         let taker = std::thread::spawn(move || {
+            // the searches on the old tables come first: the taking (a few threads, all
+            // started from this one) runs at the lowest priority, so that it does not cost a
+            // search its time on a machine whose cores it would otherwise fill
+            lowest_priority();
             let cancelled =
                 move || quitting.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed);
             while hold && !cancelled() {
@@ -175,6 +179,17 @@ impl Preparing {
     fn give_up(self) {
         self.dropped.store(true, Ordering::Relaxed);
         let _ = self.taker.join();
+    }
+}
+
+/// Puts the calling thread (and the threads it starts) at the lowest scheduling priority
+/// (Linux: the nice value is the thread's own; elsewhere it would be the whole process's, and
+/// nothing is done).
+fn lowest_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority changes only the calling thread's nice value (Linux)
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
     }
 }
 
