@@ -14,6 +14,9 @@ use tokio::time::{sleep, sleep_until};
 
 /// Time an engine gets past its limit before it is asked to stop, and again to answer `stop`.
 const GRACE: Duration = Duration::from_secs(3);
+/// Time an engine gets to answer the `stop` of a search no longer wanted (the position changed,
+/// the game was dropped) before it is ended: `vier` answers in milliseconds.
+const STOP_GRACE: Duration = Duration::from_secs(1);
 
 pub struct Session {
     pub id: String,
@@ -25,6 +28,31 @@ pub struct Session {
     /// Wakes the engine task after a change.
     kick: Notify,
     closed: watch::Sender<bool>,
+    /// The event streams open now, and whether the last one has closed since anything asked
+    /// for the game: a dropped game (its tab closed) has its search stopped and starts none
+    /// (issue 68: its engine searched on for its whole minute).
+    watchers: Mutex<Watchers>,
+}
+
+#[derive(Default)]
+struct Watchers {
+    open: usize,
+    dropped: bool,
+}
+
+/// Counts an event stream of a session while it is open.
+pub struct Watching(Arc<Session>);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let mut w = self.0.watchers();
+        w.open -= 1;
+        if w.open == 0 {
+            w.dropped = true;
+            drop(w);
+            self.0.kick.notify_one();
+        }
+    }
 }
 
 impl Session {
@@ -43,6 +71,7 @@ impl Session {
             snapshots: watch::Sender::new(String::new()),
             kick: Notify::new(),
             closed: watch::Sender::new(false),
+            watchers: Mutex::new(Watchers::default()),
         });
         s.publish(&mut s.lock());
         tokio::spawn(engine_task(s.clone(), engine, slots));
@@ -76,6 +105,25 @@ impl Session {
         self.snapshots.borrow().clone()
     }
 
+    /// An event stream of this session opens: the game is wanted (again) while it is open;
+    /// once the last one closes, the game is dropped until one opens or a change comes.
+    pub fn watch(self: &Arc<Self>) -> Watching {
+        let mut w = self.watchers();
+        w.open += 1;
+        w.dropped = false;
+        drop(w);
+        self.kick.notify_one();
+        Watching(self.clone())
+    }
+
+    fn watchers(&self) -> MutexGuard<'_, Watchers> {
+        self.watchers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn is_dropped(&self) -> bool {
+        self.watchers().dropped
+    }
+
     /// Ends the engine task (and so the engine process).
     pub fn close(&self) {
         self.closed.send_replace(true);
@@ -91,6 +139,8 @@ impl Session {
         self.touch();
         let mut st = self.lock();
         f(&mut st)?;
+        // someone is there to ask
+        self.watchers().dropped = false;
         self.publish(&mut st);
         drop(st);
         self.kick.notify_one();
@@ -116,7 +166,11 @@ impl Session {
         self.publish(&mut st);
     }
 
+    /// What the engine should do: nothing for a dropped game.
     fn job(&self) -> Option<Job> {
+        if self.is_dropped() {
+            return None;
+        }
         self.lock().job()
     }
 
@@ -139,7 +193,7 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
         let job = sess.job();
         // started before the person's first move when there is an opponent to play, so that
         // its start-up is not added to that move's time; two people never need it
-        let wanted = job.is_some() || sess.lock().engine_side != Side::None;
+        let wanted = job.is_some() || (sess.lock().engine_side != Side::None && !sess.is_dropped());
         if engine.is_none() && wanted {
             sess.update(|st| {
                 st.engine.state = "starting";
@@ -329,16 +383,18 @@ async fn search(
             }
             _ = sess.kick.notified(), if !stopped => {
                 if sess.job().as_ref() != Some(job) {
-                    // the position or the settings changed: this search is of no use any more
+                    // the position or the settings changed, or the game was dropped: this
+                    // search is of no use any more
                     e.send("stop").await?;
                     stopped = true;
                     cancelled = true;
-                    deadline = tokio::time::Instant::now() + GRACE;
+                    deadline = tokio::time::Instant::now() + STOP_GRACE;
                 }
             }
             _ = sleep_until(deadline) => {
                 if stopped {
-                    return Err(format!("the engine did not answer 'stop' within {} s (hung)", GRACE.as_secs()));
+                    let waited = if cancelled { STOP_GRACE } else { GRACE };
+                    return Err(format!("the engine did not answer 'stop' within {} s (hung)", waited.as_secs()));
                 }
                 e.send("stop").await?;
                 stopped = true;

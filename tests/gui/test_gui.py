@@ -145,6 +145,29 @@ def engine_children(pid):
     return kids
 
 
+def descendants(pid):
+    """Every process below `pid`, children first (Linux)."""
+    out = []
+    todo = [str(pid)]
+    while todo:
+        kids = engine_children(todo.pop())
+        out.extend(int(k) for k in kids)
+        todo.extend(kids)
+    return out
+
+
+def open_events(srv, sid):
+    """A raw connection reading the game's event stream, its answer's head read."""
+    host, port = srv.url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+    stream = socket.create_connection((host, int(port)), timeout=30)
+    stream.sendall(
+        f"GET /api/session/{sid}/events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+    )
+    head = stream.recv(4096)
+    assert b"200 OK" in head, head
+    return stream
+
+
 def process_alive(pid):
     """Whether `pid` runs (a zombie does not)."""
     try:
@@ -856,6 +879,71 @@ class HttpTests(unittest.TestCase):
             self.assertEqual(st, 200)
             self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 3})[0], 200)
             self.assertTrue(srv.alive())
+        finally:
+            srv.stop()
+
+    def state_of(self, srv, sid):
+        return srv.request("GET", f"/api/session/{sid}")[1]
+
+    def test_a_dropped_games_engine_stops_at_once_and_thinks_again_when_its_tab_is_back(self):
+        # issue 68: a game whose tab's event stream closed while its engine thought (an analysis
+        # of the empty 9x7 board, a 60 s move) searched on for all its time
+        srv = Server()
+        try:
+            sid = srv.request("POST", "/api/session")[1]["id"]
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 60000})[0], 200)
+            stream = open_events(srv, sid)
+            st, _ = srv.request("POST", f"/api/session/{sid}/new", {"size": "9x7", "engine": "x"})
+            self.assertEqual(st, 200)
+            snap = wait_for(
+                "the engine to think",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "thinking" and s,
+            )
+            pid = snap["engine"]["pid"]
+            stream.close()
+            # reading the game's state is not watching it: the search stays stopped
+            snap = wait_for(
+                "the dropped game's engine to stop",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "ready" and s,
+                limit=20,
+            )
+            self.assertEqual(snap["moves"], "", "a stopped search plays no move")
+            self.assertEqual(snap["engine"]["restarts"], 0, "vier answers stop: it is not ended")
+            self.assertTrue(process_alive(pid))
+            # the tab comes back: the engine thinks again, on the same engine
+            stream = open_events(srv, sid)
+            snap = wait_for(
+                "the engine to think again",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "thinking" and s,
+            )
+            self.assertEqual(snap["engine"]["pid"], pid)
+            stream.close()
+        finally:
+            srv.stop()
+
+    def test_a_dropped_games_engine_that_does_not_answer_stop_is_ended(self):
+        srv = self.fake("hang")
+        try:
+            sid = srv.request("POST", "/api/session")[1]["id"]
+            stream = open_events(srv, sid)
+            srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 60000})
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            snap = wait_for(
+                "the engine to think",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "thinking"
+                and s["engine"]["pid"]
+                and s,
+            )
+            pid = snap["engine"]["pid"]
+            below = descendants(pid)
+            stream.close()
+            # `stop` at once, unanswered: ended a second later (before: at the end of the minute)
+            wait_for(
+                "the dropped game's engine to end",
+                lambda: not any(process_alive(p) for p in [pid, *below]),
+                limit=20,
+            )
+            self.assertIn("'stop' within 1 s", self.state_of(srv, sid)["engine"]["message"])
         finally:
             srv.stop()
 
