@@ -8,7 +8,7 @@ mod interrupt;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use vier::board::{AnyPosition, BoardError, Player, Size};
 use vier::engine::{Engine, EngineError, Handle, Request, Skill, SolverPool};
 use vier::search::SearchLimits;
@@ -271,7 +271,7 @@ fn solve(
 ) -> PyResult<i32> {
     let p = position(pos)?;
     let budget = interrupt::budget(budget_ms)?;
-    interrupt::run(py, budget, |h| SolverPool::shared().solve(&p, weak, h))
+    interrupt::run(py, budget, move |h| SolverPool::shared().solve(&p, weak, h))
 }
 
 /// The score of every 0-based column, as `vier solve --all` prints them: the exact score the
@@ -287,7 +287,9 @@ fn analyse(
 ) -> PyResult<Vec<Option<i32>>> {
     let p = position(pos)?;
     let budget = interrupt::budget(budget_ms)?;
-    interrupt::run(py, budget, |h| SolverPool::shared().analyse(&p, weak, h))
+    interrupt::run(py, budget, move |h| {
+        SolverPool::shared().analyse(&p, weak, h)
+    })
 }
 
 /// Engines lent to `best_move` with a time limit, one per concurrent caller.
@@ -314,7 +316,9 @@ fn best_move(
         return Err(err("the game is over: there is no move to find"));
     }
     let Some(ms) = budget else {
-        let best = interrupt::run(py, exact_budget, |h| SolverPool::shared().best_move(&p, h))?;
+        let best = interrupt::run(py, exact_budget, move |h| {
+            SolverPool::shared().best_move(&p, h)
+        })?;
         return best.map(|(c, _)| c).ok_or_else(|| err("no legal move"));
     };
     if exact_budget.is_some() {
@@ -322,25 +326,27 @@ fn best_move(
             "budget_ms bounds the exact best move; with movetime_ms the engine keeps its time",
         ));
     }
-    py.allow_threads(|| -> Result<usize, String> {
+    let request = Request::movetime(ms);
+    let handle = Handle::new(&request);
+    let thought = interrupt::run_under(py, handle, move |h| {
         let lent = ENGINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut engine = match lent {
             Some(e) => e,
             None => {
-                let mut e = Engine::new(LENT_HASH_MB).map_err(|e| e.to_string())?;
+                let mut e =
+                    Engine::new(LENT_HASH_MB).map_err(|e| EngineError::Invalid(e.to_string()))?;
                 e.set_book(vier::book::Book::embedded());
                 e
             }
         };
-        let request = Request::movetime(ms);
-        let thought = engine.think(&p, &request, &Handle::new(&request), &mut |_| {});
+        let thought = engine.think(&p, &request, h, &mut |_| {});
         ENGINES
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(engine);
-        thought.column.ok_or_else(|| "no legal move".into())
-    })
-    .map_err(err)
+        Ok(thought)
+    })?;
+    thought.column.ok_or_else(|| err("no legal move"))
 }
 
 /// The time-limited engine with its options, as a GUI would set them over the protocol:
@@ -351,7 +357,8 @@ fn best_move(
 /// search to the next, like the engine process does within a game.
 #[pyclass(module = "vier", name = "Engine", frozen)]
 struct PyEngine {
-    inner: Mutex<Engine>,
+    /// Shared with the thread that searches (see [`interrupt::run_under`]).
+    inner: Arc<Mutex<Engine>>,
     skill: Option<Skill>,
 }
 
@@ -360,6 +367,7 @@ impl PyEngine {
     #[new]
     #[pyo3(signature = (threads = 1, hash_mb = 32, book = true, skill = None, seed = 0, search_level = 7))]
     fn new(
+        py: Python<'_>,
         threads: i64,
         hash_mb: i64,
         book: bool,
@@ -394,16 +402,21 @@ impl PyEngine {
             Some(s) => Skill::new(s as u64, seed).map_err(err)?,
             None => None,
         };
-        let mut engine = Engine::new(hash_mb as usize).map_err(err)?;
-        engine.set_threads(threads as usize);
-        engine.set_techniques(vier::study::techniques(search_level as u8));
-        engine.set_book(if book {
-            vier::book::Book::embedded()
-        } else {
-            None
-        });
+        // its tables and the book are set up on a thread, so that Ctrl-C is not kept waiting
+        let engine = interrupt::run_under(py, Handle::unlimited(), move |_| {
+            let mut engine =
+                Engine::new(hash_mb as usize).map_err(|e| EngineError::Invalid(e.to_string()))?;
+            engine.set_threads(threads as usize);
+            engine.set_techniques(vier::study::techniques(search_level as u8));
+            engine.set_book(if book {
+                vier::book::Book::embedded()
+            } else {
+                None
+            });
+            Ok(engine)
+        })?;
         Ok(PyEngine {
-            inner: Mutex::new(engine),
+            inner: Arc::new(Mutex::new(engine)),
             skill,
         })
     }
@@ -473,7 +486,7 @@ impl PyEngine {
 }
 
 impl PyEngine {
-    /// One search, the GIL released; ValueError for a finished game.
+    /// One search, the GIL released; ValueError for a finished game; Ctrl-C stops it.
     fn think(
         &self,
         py: Python<'_>,
@@ -485,10 +498,11 @@ impl PyEngine {
                 "the game is over: there is no move to find".into(),
             )));
         }
-        Ok(py.allow_threads(|| {
-            let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            engine.think(p, request, &Handle::new(request), &mut |_| {})
-        }))
+        let (engine, p, request) = (self.inner.clone(), *p, request.clone());
+        interrupt::run_under(py, Handle::new(&request), move |h| {
+            let mut engine = engine.lock().unwrap_or_else(|e| e.into_inner());
+            Ok(engine.think(&p, &request, h, &mut |_| {}))
+        })
     }
 }
 
