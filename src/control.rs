@@ -49,6 +49,8 @@ pub struct SearchControl {
     /// [`NO_WINDOW`] before its first test).
     polls: AtomicU64,
     window: AtomicU64,
+    /// A control this one also stops with (see [`SearchControl::beneath`]).
+    parent: Option<Arc<SearchControl>>,
 }
 
 /// [`SearchControl::window`] before the solver's first root test.
@@ -66,11 +68,22 @@ impl SearchControl {
             hard_ns: AtomicU64::new(u64::MAX),
             polls: AtomicU64::new(0),
             window: AtomicU64::new(NO_WINDOW),
+            parent: None,
         };
         if !pondering {
             c.set_deadlines(Duration::ZERO, deadlines);
         }
         Arc::new(c)
+    }
+
+    /// A control with no deadline of its own that must stop when it is stopped or when
+    /// `parent` must (its flag, its hard deadline): the searcher's prover works under one
+    /// beneath the search's control, stopped when the search ends, and stops at the search's
+    /// deadline by itself, not once the search, which may be waiting for a core, tells it so.
+    pub fn beneath(parent: Arc<SearchControl>) -> Arc<SearchControl> {
+        let mut c = SearchControl::new(Deadlines::default(), false);
+        Arc::get_mut(&mut c).expect("a new control").parent = Some(parent);
+        c
     }
 
     /// A control with no deadline: only [`SearchControl::stop`] ends the work.
@@ -137,7 +150,9 @@ impl SearchControl {
     /// The stop rule: the flag is set or the hard deadline has passed. Whatever runs answers
     /// with what it has.
     pub fn must_stop(&self) -> bool {
-        self.is_stopped() || self.past(&self.hard_ns)
+        self.is_stopped()
+            || self.past(&self.hard_ns)
+            || self.parent.as_ref().is_some_and(|p| p.must_stop())
     }
 
     /// Past the soft deadline: finish, start nothing new.
@@ -266,6 +281,31 @@ mod tests {
             hard: Some(Duration::ZERO),
         });
         assert!(c.must_stop() && !c.past_soft() && !c.is_pondering());
+    }
+
+    #[test]
+    fn a_control_beneath_another_stops_with_it_or_alone() {
+        let parent = SearchControl::unlimited();
+        let child = SearchControl::beneath(parent.clone());
+        assert!(!child.must_stop());
+        child.stop();
+        assert!(child.must_stop() && !parent.must_stop());
+        let child = SearchControl::beneath(parent.clone());
+        parent.stop();
+        assert!(child.must_stop() && !child.is_stopped());
+        // the parent's hard deadline, not only its flag
+        let child = SearchControl::beneath(SearchControl::within(Duration::ZERO));
+        assert!(child.must_stop());
+        // a pondering parent's deadlines wait for ponderhit
+        let deadlines = Deadlines {
+            soft: Some(Duration::ZERO),
+            hard: Some(Duration::ZERO),
+        };
+        let pondering = SearchControl::new(deadlines, true);
+        let child = SearchControl::beneath(pondering.clone());
+        assert!(!child.must_stop());
+        pondering.ponderhit(deadlines);
+        assert!(child.must_stop());
     }
 
     #[test]

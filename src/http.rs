@@ -7,7 +7,10 @@
 //!   keep-alive, a request whose head is half sent, a client that stopped reading. A request in
 //!   hand (a solve that takes its budget, say) is never cut; a body the server reads is read
 //!   within its own limit (`vier gui` reads its bodies within [`IDLE`]).
-//! * A request's head (the line and the headers) may have at most [`MAX_HEAD`] bytes.
+//! * A request's head (the line and the headers) may have at most [`MAX_HEAD`] bytes; a larger
+//!   one is answered `431`. Counted here, as the bytes read while no request is in hand: hyper's
+//!   own bound (`max_buf_size`) is checked between reads, so a head that came in one read of
+//!   up to about 100 KB passed it (issue 68).
 //!
 //! When the handler of a request is dropped (its client hung up), whatever it started must end
 //! with it: `/solve` stops its solver (see [`crate::serve`]).
@@ -71,6 +74,9 @@ struct Activity {
     /// Milliseconds from `start`.
     last: AtomicU64,
     in_hand: AtomicUsize,
+    /// Bytes read since the last request came in hand: the next request's head (and what
+    /// follows it in the same reads), held to [`MAX_HEAD`].
+    head_read: AtomicUsize,
 }
 
 impl Activity {
@@ -103,6 +109,7 @@ async fn connection(stream: TcpStream, app: Router) {
         start: Instant::now(),
         last: AtomicU64::new(0),
         in_hand: AtomicUsize::new(0),
+        head_read: AtomicUsize::new(0),
     });
     let io = TokioIo::new(Watched {
         inner: stream,
@@ -111,6 +118,7 @@ async fn connection(stream: TcpStream, app: Router) {
     let counted = activity.clone();
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
         counted.in_hand.fetch_add(1, Ordering::Relaxed);
+        counted.head_read.store(0, Ordering::Relaxed);
         let guard = InHand(counted.clone());
         let mut app = app.clone();
         async move {
@@ -150,9 +158,27 @@ impl AsyncRead for Watched {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
-        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before {
+        // while no request is in hand hyper is reading a head: it gets at most MAX_HEAD bytes
+        // of it, so that a head whose end is not among them is too large for it (431)
+        let heading = self.activity.in_hand.load(Ordering::Relaxed) == 0;
+        let left = MAX_HEAD.saturating_sub(self.activity.head_read.load(Ordering::Relaxed));
+        let r = if heading && left > 0 && buf.remaining() > left {
+            let (r, n) = {
+                let mut part = ReadBuf::new(buf.initialize_unfilled_to(left));
+                let r = Pin::new(&mut self.inner).poll_read(cx, &mut part);
+                (r, part.filled().len())
+            };
+            buf.advance(n);
+            r
+        } else {
+            Pin::new(&mut self.inner).poll_read(cx, buf)
+        };
+        let n = buf.filled().len() - before;
+        if n > 0 {
             self.activity.touch();
+            if heading {
+                self.activity.head_read.fetch_add(n, Ordering::Relaxed);
+            }
         }
         r
     }

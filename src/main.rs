@@ -38,6 +38,15 @@ enum Cmd {
     /// Serve `GET /solve?pos=4453` (every column's exact score as JSON, in the shape of Pascal
     /// Pons' web solver) over HTTP.
     Serve(vier::serve::ServeArgs),
+    /// Runs an engine of `vier gui` and ends everything it started with it (`vier gui` starts
+    /// it; not for people).
+    #[cfg(unix)]
+    #[command(hide = true)]
+    KeepEngine {
+        /// The engine's program and arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        cmd: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -62,6 +71,8 @@ fn main() -> ExitCode {
         Some(Cmd::Play(args)) => cli::play::command(args),
         Some(Cmd::Gui(args)) => vier::gui::command(args),
         Some(Cmd::Serve(args)) => vier::serve::command(args),
+        #[cfg(unix)]
+        Some(Cmd::KeepEngine { cmd }) => vier::gui::keeper::run(&cmd),
     };
     match result {
         Ok(code) => code,

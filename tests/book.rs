@@ -599,6 +599,59 @@ fn damaged_files_are_refused_with_a_reason() {
     }
 }
 
+/// A header whose depth the entries cannot back is refused, its checksum right or not (issue
+/// 68: a book claiming every position up to 255 discs over one entry was used).
+#[test]
+fn a_header_that_claims_more_depth_than_the_file_holds_is_refused() {
+    let dir = temp_dir("depth");
+    // the empty board, scored as Pons' solver does (1: the first player wins with its last disc)
+    let one = |depth| {
+        let key = P::new().symmetric_key().0;
+        Book::from_entries(7, 6, depth, vec![(key, vier::book::Entry::new(1, Some(4)))]).to_bytes()
+    };
+    let refused = |bytes: &[u8], found: &str, depth: u32| {
+        assert_eq!(
+            Book::from_bytes(bytes),
+            Err(BookError::BadDepth {
+                depth,
+                found: found.to_string()
+            })
+        );
+    };
+    refused(&one(255), "the board has 42 cells", 255);
+    refused(&one(42), "the board has 42 cells", 42);
+    refused(&one(1), "it has 1 entries", 1);
+    assert!(Book::from_bytes(&one(0)).is_ok());
+    // a full book of depth 5 whose header says 7 (the checksum made right): more than 7
+    // entries, none of 7 discs
+    let mut deeper = small_book(&dir, 5).to_bytes();
+    assert!(Book::from_bytes(&deeper).is_ok());
+    deeper[11] = 7;
+    let sum = image_checksum(&deeper);
+    deeper[16..24].copy_from_slice(&sum.to_le_bytes());
+    refused(&deeper, "its deepest entry has 5", 7);
+    // the engine refuses it as a BookFile, says why and plays on without a book
+    let path = dir.join("255.book");
+    std::fs::write(&path, one(255)).unwrap();
+    let out = run_vier(
+        &[],
+        &format!(
+            "setoption name BookFile value {}\nisready\nposition startpos\ngo depth 1\n",
+            path.display()
+        ),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "the book is corrupt: its header says it holds every position of up to 255 discs, \
+             but the board has 42 cells"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("bestmove"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn solve_uses_the_book_unless_told_not_to() {
     let book = shipped();

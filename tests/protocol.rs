@@ -380,6 +380,59 @@ fn bad_input_keeps_the_position() {
 }
 
 #[test]
+fn go_values_out_of_range_get_an_error_and_change_nothing() {
+    // issue 68: these were taken silently (a movetime of 0 or -5 searched 1 ms, an overflowing
+    // one forever)
+    let mut e = Engine::start();
+    e.send("position startpos moves 44");
+    for (bad, said) in [
+        ("go movetime -5", "movetime -5 is out of range: at least 1"),
+        ("go movetime 0", "movetime 0 is out of range: at least 1"),
+        (
+            "go movetime 18446744073709551616",
+            "movetime 18446744073709551616 is out of range: at most 9223372036854775807",
+        ),
+        (
+            "go wtime 18446744073709551616 btime 1000",
+            "wtime 18446744073709551616 is out of range: at most 9223372036854775807",
+        ),
+        (
+            "go wtime 1000 btime 1000 winc -10",
+            "winc -10 is out of range: at least 0",
+        ),
+        ("go nodes 0", "nodes 0 is out of range: at least 1"),
+        (
+            "go nodes 18446744073709551616",
+            "nodes 18446744073709551616 is out of range: at most 18446744073709551615",
+        ),
+        ("go depth 0", "depth 0 is out of range: at least 1"),
+    ] {
+        e.send(bad);
+        let out = e.sync();
+        assert_eq!(out, [format!("info string error: {said}")], "{bad}");
+    }
+    // ... also during a search, which goes on (a good `go` would have stopped it)
+    e.send("go infinite");
+    e.send("go movetime 0");
+    let out = e.sync();
+    assert!(
+        out.iter().all(|l| !l.starts_with("bestmove")),
+        "the bad go stopped the search: {out:?}"
+    );
+    assert!(
+        out.contains(&"info string error: movetime 0 is out of range: at least 1".to_string()),
+        "{out:?}"
+    );
+    e.send("stop");
+    let lines = e.until_prefix("bestmove");
+    bestmove(&lines);
+    // the position is still the one set
+    e.send("d");
+    let out = e.sync();
+    assert!(out.contains(&"moves 44".to_string()), "{out:?}");
+}
+
+#[test]
 fn cutechess_round_trip() {
     let mut e = Engine::start();
     e.send("setoption name UCI_Variant value cfour");
@@ -571,12 +624,15 @@ fn quit_and_end_of_input_end_a_perft() {
 fn perft_past_the_empty_cells_is_refused() {
     let mut e = Engine::start();
     e.send("go perft 99999999999");
+    e.send("go perft 43");
     e.send("position startpos moves 4444");
     e.send("go perft 39");
     let out = e.sync();
     assert_eq!(
         out,
         [
+            // past what the parser takes at all, then past the board
+            "info string error: perft 99999999999 is out of range: at most 4294967295",
             "info string error: perft depth too large: the board has 42 empty cells",
             "info string error: perft depth too large: the board has 38 empty cells",
         ]
@@ -1330,6 +1386,32 @@ fn isready_after_a_hash_change_answers_once_the_tables_memory_is_taken() {
     );
     let lines = e.search("position startpos moves 4453", "go movetime 50");
     legal_bestmove(&lines, "4453");
+}
+
+/// A `go` right after `setoption name Hash` does not wait for the new tables' memory (issue 68:
+/// at Hash 4096 `go movetime 10` answered after 10 s): it searches on the tables already there
+/// while the new ones are taken beside it. Seen without timing: with the taking held
+/// (`VIER_TEST_HOLD_HASH`, a machine as slow as can be), the search answers, the resident
+/// memory then far below the new tables' 1024 MB; and `quit` ends the engine all the same.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_go_right_after_a_hash_change_searches_on_the_old_tables_meanwhile() {
+    let mut e = Engine::start_with_env(&[("VIER_TEST_HOLD_HASH", "1")]);
+    // start-up done: the default tables are taken (not held: there were none before)
+    assert!(e.sync().is_empty());
+    let pid = e.child.id();
+    e.send("setoption name Hash value 1024");
+    for go in ["go movetime 20", "go depth 3"] {
+        let lines = e.search("position startpos moves 4453", go);
+        let resident = common::rss_mb(pid);
+        legal_bestmove(&lines, "4453");
+        assert!(
+            resident < 512,
+            "{go} answered with {resident} MB resident: it waited for the 1024 MB"
+        );
+    }
+    let (rest, status) = e.close_and_wait();
+    assert_eq!(status, Some(0), "{rest:?}");
 }
 
 /// `quit` (or the end of input) right after a large `Hash` ends the engine at once, also

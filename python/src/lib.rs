@@ -8,7 +8,7 @@ mod interrupt;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use vier::board::{AnyPosition, BoardError, Player, Size};
 use vier::engine::settings::{self, Spin};
 use vier::engine::{
@@ -264,7 +264,7 @@ fn solve(
 ) -> PyResult<i32> {
     let p = position(pos)?;
     let budget = interrupt::budget(budget_ms)?;
-    interrupt::run(py, budget, |h| SolverPool::shared().solve(&p, weak, h))
+    interrupt::run(py, budget, move |h| SolverPool::shared().solve(&p, weak, h))
 }
 
 /// The score of every 0-based column, as `vier solve --all` prints them: the exact score the
@@ -280,7 +280,9 @@ fn analyse(
 ) -> PyResult<Vec<Option<i32>>> {
     let p = position(pos)?;
     let budget = interrupt::budget(budget_ms)?;
-    interrupt::run(py, budget, |h| SolverPool::shared().analyse(&p, weak, h))
+    interrupt::run(py, budget, move |h| {
+        SolverPool::shared().analyse(&p, weak, h)
+    })
 }
 
 /// Engines lent to `best_move` with a time limit, one per concurrent caller.
@@ -307,7 +309,9 @@ fn best_move(
         return Err(err(game_over("there is no move to find")));
     }
     let Some(ms) = budget else {
-        let best = interrupt::run(py, exact_budget, |h| SolverPool::shared().best_move(&p, h))?;
+        let best = interrupt::run(py, exact_budget, move |h| {
+            SolverPool::shared().best_move(&p, h)
+        })?;
         return best.map(|(c, _)| c).ok_or_else(|| err("no legal move"));
     };
     if exact_budget.is_some() {
@@ -315,25 +319,25 @@ fn best_move(
             "budget_ms bounds the exact best move; with movetime_ms the engine keeps its time",
         ));
     }
-    py.allow_threads(|| -> Result<usize, String> {
+    let request = Request::movetime(ms);
+    let handle = Handle::new(&request);
+    let thought = interrupt::run_under(py, handle, move |h| {
         let lent = ENGINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut engine = match lent {
             Some(e) => e,
             None => Engine::with_settings(&Settings {
                 hash_mb: LENT_HASH_MB,
                 ..Settings::default()
-            })
-            .map_err(|e| e.to_string())?,
+            })?,
         };
-        let request = Request::movetime(ms);
-        let thought = engine.think(&p, &request, &Handle::new(&request), &mut |_| {});
+        let thought = engine.think(&p, &request, h, &mut |_| {});
         ENGINES
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(engine);
-        thought.column.ok_or_else(|| "no legal move".into())
-    })
-    .map_err(err)
+        Ok(thought)
+    })?;
+    thought.column.ok_or_else(|| err("no legal move"))
 }
 
 /// The time-limited engine with its options, as a GUI would set them over the protocol:
@@ -344,7 +348,8 @@ fn best_move(
 /// search to the next, like the engine process does within a game.
 #[pyclass(module = "vier", name = "Engine", frozen)]
 struct PyEngine {
-    inner: Mutex<Engine>,
+    /// Shared with the thread that searches (see [`interrupt::run_under`]).
+    inner: Arc<Mutex<Engine>>,
     settings: Settings,
 }
 
@@ -353,6 +358,7 @@ impl PyEngine {
     #[new]
     #[pyo3(signature = (threads = 1, hash_mb = 32, book = true, skill = None, seed = 0, search_level = 7))]
     fn new(
+        py: Python<'_>,
         threads: i64,
         hash_mb: i64,
         book: bool,
@@ -375,9 +381,13 @@ impl PyEngine {
         s.set_spin(settings::HASH, "hash_mb", hash_mb.into())
             .map_err(err)?;
         s.own_book = book;
-        let engine = Engine::with_settings(&s).map_err(err)?;
+        // its tables and the book are set up on a thread, so that Ctrl-C is not kept waiting
+        let made = s.clone();
+        let engine = interrupt::run_under(py, Handle::unlimited(), move |_| {
+            Engine::with_settings(&made)
+        })?;
         Ok(PyEngine {
-            inner: Mutex::new(engine),
+            inner: Arc::new(Mutex::new(engine)),
             settings: s,
         })
     }
@@ -472,7 +482,7 @@ impl PyEngine {
 }
 
 impl PyEngine {
-    /// One search, the GIL released; ValueError for a finished game.
+    /// One search, the GIL released; ValueError for a finished game; Ctrl-C stops it.
     fn think(
         &self,
         py: Python<'_>,
@@ -482,10 +492,11 @@ impl PyEngine {
         if p.is_game_over() {
             return Err(err(game_over("there is no move to find")));
         }
-        Ok(py.allow_threads(|| {
-            let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            engine.think(p, request, &Handle::new(request), &mut |_| {})
-        }))
+        let (engine, p, request) = (self.inner.clone(), *p, request.clone());
+        interrupt::run_under(py, Handle::new(&request), move |h| {
+            let mut engine = engine.lock().unwrap_or_else(|e| e.into_inner());
+            Ok(engine.think(&p, &request, h, &mut |_| {}))
+        })
     }
 }
 

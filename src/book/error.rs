@@ -121,6 +121,12 @@ pub enum BookError {
     },
     /// A shard header's size, depth or shard numbers are impossible.
     BadShardHeader(String),
+    /// A book's header claims every position up to `depth` discs, and the file cannot hold them
+    /// (`found` says why: the board's cells, the entry count or the deepest entry).
+    BadDepth {
+        depth: u32,
+        found: String,
+    },
 }
 
 impl BookError {
@@ -228,6 +234,11 @@ impl fmt::Display for BookError {
             BookError::BadShardHeader(why) => {
                 write!(f, "the shard's header is impossible: {why}")
             }
+            BookError::BadDepth { depth, found } => write!(
+                f,
+                "the book is corrupt: its header says it holds every position of up to {depth} \
+                 discs, but {found}"
+            ),
         }
     }
 }

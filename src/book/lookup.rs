@@ -52,6 +52,23 @@ pub struct Book {
     image: Cow<'static, [u8]>,
 }
 
+/// The header's depth against what the file holds (issue 68: a header that claimed 255 discs
+/// over one entry was taken at its word). A book of depth `d` holds a position of every number
+/// of discs up to `d` (a game can go on past any number of discs below the cells), so at least
+/// `d + 1` entries and one of `d` discs; the builder makes books of depths below the cells.
+fn check_depth(depth: u32, deepest: u32, count: usize, cells: usize) -> Result<(), BookError> {
+    let found = if depth as usize >= cells {
+        format!("the board has {cells} cells")
+    } else if count <= depth as usize {
+        format!("it has {count} entries")
+    } else if deepest < depth {
+        format!("its deepest entry has {deepest}")
+    } else {
+        return Ok(());
+    };
+    Err(BookError::BadDepth { depth, found })
+}
+
 /// Two books are equal when they hold the same entries, however packed.
 impl PartialEq for Book {
     fn eq(&self, other: &Book) -> bool {
@@ -155,7 +172,9 @@ impl Book {
         let body = &bytes[HEADER..];
         let packing =
             Packing::new(w, h, body[0] as u32).ok_or(BookError::BadBucketBits(body[0]))?;
-        let max_moves = packing.check(body, count, h)?.max(depth);
+        let deepest = packing.check(body, count, h)?;
+        check_depth(depth, deepest, count, w * h)?;
+        let max_moves = deepest.max(depth);
         Ok(Book {
             width: w,
             height: h,

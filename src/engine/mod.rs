@@ -33,6 +33,7 @@ pub use crate::book::Book;
 /// The host's clock (the page's is the browser's): time since an arbitrary start.
 pub use crate::clock;
 pub use crate::levels::Strength;
+pub use crate::search::TableMemory;
 #[cfg(feature = "stats")]
 pub use crate::solver::stats::Stats;
 pub use handle::{game_over, EngineError, Handle, Progress};

@@ -12,7 +12,7 @@ use crate::book::Book;
 use crate::control::SearchControl;
 use crate::eval;
 use crate::levels;
-use crate::search::{Iteration, Line, Searcher};
+use crate::search::{Iteration, Line, Searcher, TableMemory};
 use crate::study;
 use crate::tt::TableError;
 use std::sync::Arc;
@@ -73,6 +73,35 @@ impl Engine {
             .map_err(|e| EngineError::Invalid(hash_refused(settings.hash_mb, &e)))?;
         e.configure(settings, &|| false)?;
         Ok(e)
+    }
+
+    /// An engine with the tables `settings` ask, whose memory is only reserved, and that
+    /// memory: the engine must not think before [`TableMemory::prepare`] has taken it (on another
+    /// thread, beside an engine that searches meanwhile), then [`Engine::configure`] gives it the
+    /// rest of `settings`. The memory free now must hold the tables beside everything held now:
+    /// the engine that searches meanwhile keeps its own.
+    pub fn reserve(settings: &Settings) -> Result<(Engine, TableMemory), EngineError> {
+        let searcher = Searcher::reserve(settings.hash_mb, 0)
+            .map_err(|e| EngineError::Invalid(hash_refused(settings.hash_mb, &e)))?;
+        let memory = searcher.memory();
+        let engine = Engine {
+            searcher,
+            last_size: None,
+            fresh: true,
+            applied: Applied {
+                hash_mb: settings.hash_mb,
+                threads: 1,
+                search_level: study::FULL,
+                book: None,
+                clears: settings.clears,
+            },
+        };
+        Ok((engine, memory))
+    }
+
+    /// Megabytes of the engine's tables.
+    pub fn hash_mb(&self) -> usize {
+        self.applied.hash_mb
     }
 
     /// Gives the engine what `settings` ask and it has not got: new tables for another `Hash`

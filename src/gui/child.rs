@@ -3,8 +3,8 @@
 
 use crate::notation;
 use std::process::Stdio;
-use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::timeout;
 
@@ -31,21 +31,113 @@ impl EngineCmd {
 
 /// Longest wait for the handshake and for `readyok`: an engine slower than this is hung.
 const HANDSHAKE: Duration = Duration::from_secs(10);
+/// The longest line an engine may write: vier's longest, an `info` line with its principal
+/// variation across the largest board, has a few hundred bytes (issue 68: an endless line took
+/// the GUI to 3 GB in 15 s). A longer one is an error, and the engine is restarted.
+pub const MAX_LINE: usize = 64 * 1024;
+/// The most lines an engine may write in one second (the GUI parses each and sends the page a
+/// new state): vier writes a few hundred in its fastest second. More is an error, and the
+/// engine is restarted.
+pub const MAX_LINES_PER_SECOND: u32 = 20_000;
+/// How long the keeper has to end the engine and all it started before it is killed itself.
+const KEEPER_GRACE: Duration = Duration::from_secs(5);
 
 pub struct Engine {
     child: Child,
     stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
+    out: Output,
     /// The engine offered `UCI_Variant` with `cfour`: we switch it on and send drops.
     pub drops: bool,
+    /// The process the GUI started: the engine's keeper on Unix (see [`super::keeper`]).
     pub pid: Option<u32>,
+}
+
+/// The engine's output, cut into lines within [`MAX_LINE`] and [`MAX_LINES_PER_SECOND`].
+struct Output {
+    reader: BufReader<ChildStdout>,
+    line: Vec<u8>,
+    /// The lines of the second that began at `since`.
+    lines: u32,
+    since: Instant,
+}
+
+impl Output {
+    /// The next line; `None` at the end of the output.
+    async fn next(&mut self) -> Result<Option<String>, String> {
+        self.line.clear();
+        loop {
+            let buf = self
+                .reader
+                .fill_buf()
+                .await
+                .map_err(|e| format!("cannot read the engine's output: {e}"))?;
+            if buf.is_empty() {
+                if self.line.is_empty() {
+                    return Ok(None);
+                }
+                break;
+            }
+            let (part, used, end) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], i + 1, true),
+                None => (buf, buf.len(), false),
+            };
+            if self.line.len() + part.len() > MAX_LINE {
+                return Err(format!(
+                    "the engine wrote a line of more than {} KiB",
+                    MAX_LINE / 1024
+                ));
+            }
+            self.line.extend_from_slice(part);
+            self.reader.consume(used);
+            if end {
+                break;
+            }
+        }
+        let now = Instant::now();
+        if now.duration_since(self.since) >= Duration::from_secs(1) {
+            (self.since, self.lines) = (now, 0);
+        }
+        self.lines += 1;
+        if self.lines > MAX_LINES_PER_SECOND {
+            return Err(format!(
+                "the engine wrote more than {MAX_LINES_PER_SECOND} lines in a second"
+            ));
+        }
+        if self.line.last() == Some(&b'\r') {
+            self.line.pop();
+        }
+        Ok(Some(String::from_utf8_lossy(&self.line).into_owned()))
+    }
+}
+
+/// The command that runs `cmd`: under a keeper (this binary's `keep-engine`) on Unix, so that
+/// ending the engine ends all it started, and when the GUI ends, its engines end too.
+fn command(cmd: &EngineCmd) -> Result<Command, String> {
+    #[cfg(unix)]
+    {
+        let me = std::env::current_exe()
+            .map_err(|e| format!("cannot find this program to keep the engine: {e}"))?;
+        let mut c = Command::new(me);
+        c.arg("keep-engine")
+            .arg("--")
+            .arg(&cmd.program)
+            .args(&cmd.args)
+            // its own group: a Ctrl-C at the GUI's terminal reaches the GUI, which ends it
+            .process_group(0);
+        Ok(c)
+    }
+    #[cfg(not(unix))]
+    {
+        let mut c = Command::new(&cmd.program);
+        c.args(&cmd.args);
+        Ok(c)
+    }
 }
 
 impl Engine {
     /// Starts the engine and completes `uci`/`uciok` and `isready`/`readyok`.
     pub async fn start(cmd: &EngineCmd) -> Result<Engine, String> {
-        let mut child = Command::new(&cmd.program)
-            .args(&cmd.args)
+        let mut child = command(cmd)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -58,7 +150,12 @@ impl Engine {
         let mut e = Engine {
             child,
             stdin,
-            lines: BufReader::new(stdout).lines(),
+            out: Output {
+                reader: BufReader::new(stdout),
+                line: Vec::new(),
+                lines: 0,
+                since: Instant::now(),
+            },
             drops: false,
             pid,
         };
@@ -67,6 +164,10 @@ impl Engine {
         timeout(HANDSHAKE, async {
             loop {
                 let line = e.next_line().await?;
+                #[cfg(unix)]
+                if let Some(why) = line.strip_prefix(super::keeper::CANNOT_START) {
+                    return Err(format!("cannot start engine {why}"));
+                }
                 let l = line.to_ascii_lowercase();
                 if l.starts_with("option name uci_variant") && l.contains("cfour") {
                     cfour = true;
@@ -100,12 +201,12 @@ impl Engine {
             .map_err(|e| format!("engine stopped reading: {e}"))
     }
 
-    /// The next output line; an error when the engine has closed its output (it died).
+    /// The next output line; an error when the engine has closed its output (it died), or
+    /// broke the bounds on its lines.
     pub async fn next_line(&mut self) -> Result<String, String> {
-        match self.lines.next_line().await {
-            Ok(Some(l)) => Ok(l),
-            Ok(None) => Err(self.death().await),
-            Err(e) => Err(format!("cannot read the engine's output: {e}")),
+        match self.out.next().await? {
+            Some(l) => Ok(l),
+            None => Err(self.death().await),
         }
     }
 
@@ -139,11 +240,22 @@ impl Engine {
         }
     }
 
-    /// Kills the process and waits until it is gone (reaped), so that the slot it held is
-    /// handed on only then; SIGKILL cannot be refused, and the bound only guards against a
-    /// process stuck in the kernel (2 s was too short under load: a burst of new games then
-    /// saw nine engines for a moment).
+    /// Ends the engine and waits until it is gone (reaped), so that the slot it held is handed
+    /// on only then. On Unix its keeper is asked to end it with all it started, and killed if it
+    /// has not within [`KEEPER_GRACE`]; SIGKILL cannot be refused, and the last bound only
+    /// guards against a process stuck in the kernel (2 s was too short under load: a burst of
+    /// new games then saw nine engines for a moment).
     pub async fn kill(mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.pid {
+            // SAFETY: a signal to our own child, not yet reaped (so its pid is not reused)
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGTERM);
+            }
+            if timeout(KEEPER_GRACE, self.child.wait()).await.is_ok() {
+                return;
+            }
+        }
         let _ = self.child.start_kill();
         let _ = timeout(Duration::from_secs(30), self.child.wait()).await;
     }

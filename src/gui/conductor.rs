@@ -59,6 +59,9 @@ pub struct Conductor {
     key: u64,
     /// The engine can take searches (it has started, and not failed since).
     ready: bool,
+    /// No one watches the game (its last tab closed) since anyone last asked for it: the search
+    /// under way stops and none starts (issue 68: a dropped game's engine searched on).
+    dropped: bool,
 }
 
 impl Conductor {
@@ -68,7 +71,20 @@ impl Conductor {
             active: None,
             key: 0,
             ready: false,
+            dropped: false,
         }
+    }
+
+    /// Whether someone watches the game (a change the person asks for says so too); the driver
+    /// then asks [`Conductor::work`] what to do, as after any change.
+    pub fn watched(&mut self, watched: bool) {
+        self.dropped = !watched;
+    }
+
+    /// Whether the game wants its engine: a job to do, or an opponent to play, and someone there.
+    pub fn wants_engine(&self) -> bool {
+        !self.dropped
+            && (self.state.job().is_some() || self.state.engine_side != super::state::Side::None)
     }
 
     /// A change the person asked for (`f` checks it and makes it, or refuses and changes
@@ -78,6 +94,7 @@ impl Conductor {
         f: impl FnOnce(&mut State) -> Result<(), Refused>,
     ) -> Result<Outcome, Refused> {
         f(&mut self.state)?;
+        self.dropped = false;
         Ok(self.work())
     }
 
@@ -125,24 +142,26 @@ impl Conductor {
         self.work()
     }
 
-    /// The search `key` failed (the engine crashed or hung): the job is dropped, and tried
-    /// again once the engine is ready again.
+    /// The search `key` failed (the engine crashed or hung, and is ended): its job, if still
+    /// wanted, is dropped and tried again once the engine is ready again.
     pub fn failed(&mut self, key: u64, message: &str) -> Outcome {
         if self.is_current(key) {
             self.active = None;
-            self.ready = false;
             self.state.thinking = None;
-            let e = &mut self.state.engine;
-            e.state = "error";
-            e.message = format!("the engine failed: {message}; it was restarted");
-            e.restarts += 1;
         }
+        // a search no longer wanted failed too (it did not answer its `stop`): the engine is
+        // ended all the same, and said why
+        self.ready = false;
+        let e = &mut self.state.engine;
+        e.state = "error";
+        e.message = format!("the engine failed: {message}; it was restarted");
+        e.restarts += 1;
         self.work()
     }
 
     /// After any change: drops a job that is no longer wanted and hands out the next search.
     pub fn work(&mut self) -> Outcome {
-        let want = self.state.job();
+        let want = self.state.job().filter(|_| !self.dropped);
         let mut stop = false;
         if self
             .active
@@ -164,7 +183,9 @@ impl Conductor {
         // starts at once: at most a move and an analysis per call
         for _ in 0..3 {
             if self.active.is_none() {
-                let Some(job) = self.state.job() else { break };
+                let Some(job) = self.state.job().filter(|_| !self.dropped) else {
+                    break;
+                };
                 let Ok(view) = game::view(job.size(), job.moves()) else {
                     break;
                 };

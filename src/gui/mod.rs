@@ -6,12 +6,15 @@
 //! engine does (which search next, what its reports change), [`game`] the rules as the page
 //! needs them; all three build for the browser too (the `page` feature). The rest is the local
 //! server's: [`local`] starts it, [`server`] is the HTTP side, [`session`] one tab's game and its
-//! engine, [`child`] the engine's child process and the parsing of its output.
+//! engine, [`child`] the engine's child process and the parsing of its output, `keeper` (on
+//! Unix) the process between the GUI and each engine that ends the engine with all it started.
 
 #[cfg(feature = "native")]
 pub mod child;
 pub mod conductor;
 pub mod game;
+#[cfg(all(feature = "native", unix))]
+pub mod keeper;
 #[cfg(feature = "native")]
 pub mod local;
 #[cfg(feature = "native")]

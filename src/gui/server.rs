@@ -307,10 +307,13 @@ async fn events(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
     let s = session(&app, &id)?;
     s.touch();
     // every new snapshot is one `state` event; a slow reader skips to the latest; the stream
-    // ends when the session is closed (dropped to make room) or dropped
-    let stream = s
-        .snapshots_until_closed()
-        .map(|json| Ok::<_, Infallible>(Event::default().event("state").data(json)));
+    // ends when the session is closed (dropped to make room) or dropped; while it is open the
+    // game is watched, and when the last stream closes (the tab is gone) its search stops
+    let watching = s.watch();
+    let stream = s.snapshots_until_closed().map(move |json| {
+        let _ = &watching;
+        Ok::<_, Infallible>(Event::default().event("state").data(json))
+    });
     // a comment now and then: a quiet stream is not an idle connection (crate::http::IDLE)
     Ok(Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(crate::http::IDLE / 3))

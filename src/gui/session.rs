@@ -5,7 +5,7 @@
 
 use super::child::{parse_bestmove, parse_info, Engine, EngineCmd};
 use super::conductor::{Conductor, Order, Outcome};
-use super::state::{Refused, Side, State};
+use super::state::{Refused, State};
 use crate::board::{AnyPosition, Size};
 use crate::engine::Line;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -15,6 +15,9 @@ use tokio::time::{sleep, sleep_until};
 
 /// Time an engine gets past its limit before it is asked to stop, and again to answer `stop`.
 const GRACE: Duration = Duration::from_secs(3);
+/// Time an engine gets to answer the `stop` of a search no longer wanted (the position changed,
+/// the game was dropped) before it is ended: `vier` answers in milliseconds.
+const STOP_GRACE: Duration = Duration::from_secs(1);
 
 pub struct Session {
     pub id: String,
@@ -27,6 +30,26 @@ pub struct Session {
     /// Wakes the engine task after a change.
     kick: Notify,
     closed: watch::Sender<bool>,
+    /// The event streams open now: once the last one closes, the conductor hears that the game
+    /// is dropped (its tab closed), stops its search and starts none (issue 68: its engine
+    /// searched on for its whole minute) until a stream opens or a change comes.
+    watchers: Mutex<usize>,
+}
+
+/// Counts an event stream of a session while it is open.
+pub struct Watching(Arc<Session>);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let mut open = self.0.watchers();
+        *open -= 1;
+        if *open == 0 {
+            // told under the count's lock, so that a stream opening meanwhile comes after
+            self.0.game().watched(false);
+            drop(open);
+            self.0.kick.notify_one();
+        }
+    }
 }
 
 impl Session {
@@ -45,6 +68,7 @@ impl Session {
             snapshots: watch::Sender::new(String::new()),
             kick: Notify::new(),
             closed: watch::Sender::new(false),
+            watchers: Mutex::new(0),
         });
         s.publish(&mut s.game().state);
         tokio::spawn(engine_task(s.clone(), engine, slots));
@@ -78,6 +102,21 @@ impl Session {
         self.snapshots.borrow().clone()
     }
 
+    /// An event stream of this session opens: the game is wanted (again) while it is open;
+    /// once the last one closes, the game is dropped until one opens or a change comes.
+    pub fn watch(self: &Arc<Self>) -> Watching {
+        let mut open = self.watchers();
+        *open += 1;
+        self.game().watched(true);
+        drop(open);
+        self.kick.notify_one();
+        Watching(self.clone())
+    }
+
+    fn watchers(&self) -> MutexGuard<'_, usize> {
+        self.watchers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Ends the engine task (and so the engine process).
     pub fn close(&self) {
         self.closed.send_replace(true);
@@ -94,6 +133,8 @@ impl Session {
         self.touch();
         let mut g = self.game();
         f(&mut g.state)?;
+        // someone is there to ask
+        g.watched(true);
         self.publish(&mut g.state);
         drop(g);
         self.kick.notify_one();
@@ -140,10 +181,7 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
     while !sess.is_closed() {
         // started before the person's first move when there is an opponent to play, so that
         // its start-up is not added to that move's time; two people never need it
-        let wanted = {
-            let g = sess.game();
-            g.state.job().is_some() || g.state.engine_side != Side::None
-        };
+        let wanted = sess.game().wants_engine();
         if engine.is_none() && wanted {
             sess.conduct(|g| {
                 g.state.engine.pid = None;
@@ -326,16 +364,18 @@ async fn run_search(
             _ = sess.kick.notified(), if !stopped => {
                 let Outcome { stop, search } = sess.conduct(|g| g.work());
                 if stop {
-                    // the position or the settings changed: this search is of no use any more
+                    // the position or the settings changed, or the game was dropped: this
+                    // search is of no use any more
                     e.send("stop").await?;
                     stopped = true;
                     cancelled = Some(search);
-                    deadline = tokio::time::Instant::now() + GRACE;
+                    deadline = tokio::time::Instant::now() + STOP_GRACE;
                 }
             }
             _ = sleep_until(deadline) => {
                 if stopped {
-                    return Err(format!("the engine did not answer 'stop' within {} s (hung)", GRACE.as_secs()));
+                    let waited = if cancelled.is_some() { STOP_GRACE } else { GRACE };
+                    return Err(format!("the engine did not answer 'stop' within {} s (hung)", waited.as_secs()));
                 }
                 e.send("stop").await?;
                 stopped = true;

@@ -11,6 +11,7 @@
 
 use crate::notation;
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use nom::{
     branch::alt,
@@ -178,6 +179,15 @@ pub enum ParseError {
         /// The token that should have been a number.
         token: String,
     },
+    /// A `go` parameter's value is a number outside what it accepts.
+    OutOfRange {
+        /// The parameter as written.
+        param: String,
+        /// The value as written.
+        token: String,
+        min: i128,
+        max: i128,
+    },
     /// A `go` parameter came last, without its value.
     MissingNumber {
         /// The parameter as written.
@@ -209,6 +219,19 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::BadNumber { param, token } => write!(f, "bad number '{token}' for {param}"),
+            Self::OutOfRange {
+                param,
+                token,
+                min,
+                max,
+            } => {
+                let bound = if saturating(token) < *min {
+                    format!("at least {min}")
+                } else {
+                    format!("at most {max}")
+                };
+                write!(f, "{param} {token} is out of range: {bound}")
+            }
             Self::MissingNumber { param } => write!(f, "missing number after {param}"),
             Self::BadMove { token } => write!(f, "bad move '{token}'"),
             Self::MissingOptionName => f.write_str("missing 'name' in setoption"),
@@ -407,16 +430,17 @@ fn parse_go(args: &[&str]) -> Result<GoParams, ParseError> {
         match key {
             GoKey::Ponder => go.ponder = true,
             GoKey::Infinite => go.infinite = true,
-            GoKey::WTime => go.wtime = Some(signed(param, value()?)?),
-            GoKey::BTime => go.btime = Some(signed(param, value()?)?),
-            GoKey::WInc => go.winc = Some(signed(param, value()?)?),
-            GoKey::BInc => go.binc = Some(signed(param, value()?)?),
-            GoKey::MoveTime => go.movetime = Some(signed(param, value()?)?),
-            GoKey::MovesToGo => go.movestogo = Some(unsigned32(param, value()?)?),
-            GoKey::Depth => go.depth = Some(unsigned32(param, value()?)?),
-            GoKey::Mate => go.mate = Some(unsigned32(param, value()?)?),
-            GoKey::Perft => go.perft = Some(unsigned32(param, value()?)?),
-            GoKey::Nodes => go.nodes = Some(unsigned(param, value()?)?),
+            // `number` checks the value against `go_range`, so every cast below is exact
+            GoKey::WTime => go.wtime = Some(number(key, param, value()?)? as i64),
+            GoKey::BTime => go.btime = Some(number(key, param, value()?)? as i64),
+            GoKey::WInc => go.winc = Some(number(key, param, value()?)? as i64),
+            GoKey::BInc => go.binc = Some(number(key, param, value()?)? as i64),
+            GoKey::MoveTime => go.movetime = Some(number(key, param, value()?)? as i64),
+            GoKey::MovesToGo => go.movestogo = Some(number(key, param, value()?)? as u32),
+            GoKey::Depth => go.depth = Some(number(key, param, value()?)? as u32),
+            GoKey::Mate => go.mate = Some(number(key, param, value()?)? as u32),
+            GoKey::Perft => go.perft = Some(number(key, param, value()?)? as u32),
+            GoKey::Nodes => go.nodes = Some(number(key, param, value()?)? as u64),
             GoKey::SearchMoves => {
                 while let Some(token) = args.get(i).filter(|t| go_key(t).is_none()) {
                     push_moves(token, &mut go.searchmoves)?;
@@ -457,29 +481,52 @@ fn parse_query(args: &[&str]) -> Result<Query, ParseError> {
         })
 }
 
-/// A clock-like value: optional sign, digits. Out-of-range values saturate,
-/// because a GUI sending an absurd clock still wants the engine to move.
-fn signed(param: &str, token: &str) -> Result<i64, ParseError> {
+/// The values a numeric `go` parameter accepts, the one place that says so: a value outside is
+/// refused with `info string error:` and the `go` changes nothing (issue 68: `movetime 0`, `-5`
+/// and `18446744073709551616` were taken silently). Times are milliseconds.
+fn go_range(key: GoKey) -> RangeInclusive<i128> {
+    let ms = i128::from(i64::MAX);
+    let count = i128::from(u32::MAX);
+    match key {
+        // a clock that has run out still wants a move (cutechess's `timemargin` lets a game go
+        // on below zero and sends the clock as it is); it counts as 1 ms
+        GoKey::WTime | GoKey::BTime => i128::from(i64::MIN)..=ms,
+        GoKey::WInc | GoKey::BInc => 0..=ms,
+        GoKey::MoveTime => 1..=ms,
+        GoKey::Depth => 1..=count,
+        GoKey::Nodes => 1..=i128::from(u64::MAX),
+        GoKey::MovesToGo | GoKey::Mate | GoKey::Perft => 0..=count,
+        // no value
+        GoKey::SearchMoves | GoKey::Ponder | GoKey::Infinite => 0..=0,
+    }
+}
+
+/// A number (optional sign, digits) within [`go_range`] of `key`.
+fn number(key: GoKey, param: &str, token: &str) -> Result<i128, ParseError> {
     let digits: NomResult<&str> =
         all_consuming(recognize((opt(one_of("+-")), digit1))).parse(token);
     let (_, digits) = digits.map_err(|_| bad_number(param, token))?;
-    // Only overflow can make `parse` fail after the grammar check.
-    Ok(digits.parse().unwrap_or(if digits.starts_with('-') {
-        i64::MIN
+    let range = go_range(key);
+    let value = saturating(digits);
+    if range.contains(&value) {
+        return Ok(value);
+    }
+    Err(ParseError::OutOfRange {
+        param: param.to_string(),
+        token: token.to_string(),
+        min: *range.start(),
+        max: *range.end(),
+    })
+}
+
+/// Signed digits as a number; only overflow can make `parse` fail after the grammar check, and
+/// then it is past every range.
+fn saturating(digits: &str) -> i128 {
+    digits.parse().unwrap_or(if digits.starts_with('-') {
+        i128::MIN
     } else {
-        i64::MAX
-    }))
-}
-
-/// A count: optional `+`, digits; saturates like [`signed`].
-fn unsigned(param: &str, token: &str) -> Result<u64, ParseError> {
-    let digits: NomResult<&str> = all_consuming(recognize((opt(char('+')), digit1))).parse(token);
-    let (_, digits) = digits.map_err(|_| bad_number(param, token))?;
-    Ok(digits.parse().unwrap_or(u64::MAX))
-}
-
-fn unsigned32(param: &str, token: &str) -> Result<u32, ParseError> {
-    unsigned(param, token).map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+        i128::MAX
+    })
 }
 
 fn bad_number(param: &str, token: &str) -> ParseError {
@@ -728,17 +775,82 @@ mod tests {
             (p.wtime, p.btime, p.winc, p.binc),
             (Some(-500), Some(-1), Some(0), Some(20))
         );
-        let p = go(
-            "go wtime 99999999999999999999999999 btime -99999999999999999999999 \
-                    movetime 9223372036854775807",
-        );
+        let p = go("go wtime 9223372036854775807 btime -9223372036854775808 \
+                    movetime 9223372036854775807");
         assert_eq!(p.wtime, Some(i64::MAX));
         assert_eq!(p.btime, Some(i64::MIN));
         assert_eq!(p.movetime, Some(i64::MAX));
-        let p = go("go depth 4294967296 nodes 18446744073709551616 mate 99999999999");
+        let p = go("go depth 4294967295 nodes 18446744073709551615 mate 4294967295 perft 0");
         assert_eq!(p.depth, Some(u32::MAX));
         assert_eq!(p.nodes, Some(u64::MAX));
         assert_eq!(p.mate, Some(u32::MAX));
+        assert_eq!(p.perft, Some(0));
+    }
+
+    #[test]
+    fn go_values_out_of_range_are_refused_with_the_range() {
+        for (line, param, token, said) in [
+            ("go movetime -5", "movetime", "-5", "at least 1"),
+            ("go movetime 0", "movetime", "0", "at least 1"),
+            ("go movetime -0", "movetime", "-0", "at least 1"),
+            (
+                "go movetime 18446744073709551616",
+                "movetime",
+                "18446744073709551616",
+                "at most 9223372036854775807",
+            ),
+            (
+                "go wtime 99999999999999999999999999",
+                "wtime",
+                "99999999999999999999999999",
+                "at most 9223372036854775807",
+            ),
+            (
+                "go p2time -99999999999999999999999",
+                "p2time",
+                "-99999999999999999999999",
+                "at least -9223372036854775808",
+            ),
+            ("go winc -1", "winc", "-1", "at least 0"),
+            ("go p2inc -20", "p2inc", "-20", "at least 0"),
+            ("go nodes 0", "nodes", "0", "at least 1"),
+            (
+                "go nodes 18446744073709551616",
+                "nodes",
+                "18446744073709551616",
+                "at most 18446744073709551615",
+            ),
+            ("go depth 0", "depth", "0", "at least 1"),
+            ("go depth -3", "depth", "-3", "at least 1"),
+            (
+                "go depth 4294967296",
+                "depth",
+                "4294967296",
+                "at most 4294967295",
+            ),
+            (
+                "go mate 99999999999",
+                "mate",
+                "99999999999",
+                "at most 4294967295",
+            ),
+            (
+                "go movestogo 1000000000000000000000000000000000000000000000000",
+                "movestogo",
+                "1000000000000000000000000000000000000000000000000",
+                "at most 4294967295",
+            ),
+        ] {
+            let e = err(line);
+            assert!(
+                matches!(&e, ParseError::OutOfRange { param: p, token: t, .. } if p == param && t == token),
+                "{line}: {e:?}"
+            );
+            assert_eq!(
+                e.to_string(),
+                format!("{param} {token} is out of range: {said}")
+            );
+        }
     }
 
     #[test]
@@ -769,7 +881,6 @@ mod tests {
         for (line, param, token) in [
             ("go wtime 12x", "wtime", "12x"),
             ("go p1time 1.5", "p1time", "1.5"),
-            ("go depth -3", "depth", "-3"),
             ("go nodes 1e6", "nodes", "1e6"),
             ("go mate --1", "mate", "--1"),
             ("go perft five", "perft", "five"),
@@ -1003,18 +1114,19 @@ mod tests {
         /// shuffled without splitting a keyword from its value).
         fn go_command() -> impl Strategy<Value = (GoParams, Vec<Vec<String>>)> {
             use proptest::option::of;
+            // every value within its `go_range`
             let clocks = (
+                of(1..=i64::MAX),
                 of(any::<i64>()),
                 of(any::<i64>()),
-                of(any::<i64>()),
-                of(any::<i64>()),
-                of(any::<i64>()),
+                of(0..=i64::MAX),
+                of(0..=i64::MAX),
                 any::<[bool; 4]>(),
             );
             let counts = (
                 of(any::<u32>()),
-                of(any::<u32>()),
-                of(any::<u64>()),
+                of(1..=u32::MAX),
+                of(1..=u64::MAX),
                 of(any::<u32>()),
                 of(any::<u32>()),
             );

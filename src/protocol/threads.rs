@@ -6,7 +6,7 @@
 use super::parse::{parse_line, Command};
 use crate::board::AnyPosition;
 use crate::engine::settings::{hash_refused, HASH};
-use crate::engine::{Engine, EngineError, Handle, Report, Request, Settings, Thought};
+use crate::engine::{Engine, EngineError, Handle, Report, Request, Settings, TableMemory, Thought};
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -17,6 +17,9 @@ use std::sync::Arc;
 pub const MAX_LINE: usize = 1 << 20;
 /// Set this environment variable to make the searcher panic when a search starts (tests).
 pub const PANIC_ENV: &str = "VIER_TEST_SEARCHER_PANIC";
+/// Set this environment variable to hold the taking of a `Hash` change's memory until `quit`
+/// (tests: a machine as slow to give memory as can be).
+pub const HOLD_HASH_ENV: &str = "VIER_TEST_HOLD_HASH";
 
 /// What the reader thread sends.
 pub enum Input {
@@ -119,20 +122,123 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>, quitting: &AtomicBool)
     let _ = tx.send(Input::Eof);
 }
 
+/// A `Hash` change's engine whose tables' memory is being taken on a thread of its own, while
+/// the engine of the old tables searches on (issue 68: a `go` right after `setoption name Hash`
+/// waited for all of it, 10 s for 4 GB on a virtual machine, and lost on time). It replaces the
+/// old engine at the first search that finds it done, or at `isready`, which waits for it.
+struct Preparing {
+    engine: Engine,
+    /// Gives the taking up: a newer `Hash` replaces this one.
+    dropped: Arc<AtomicBool>,
+    taker: std::thread::JoinHandle<()>,
+}
+
+impl Preparing {
+    fn start(engine: Engine, memory: TableMemory, quitting: Arc<AtomicBool>) -> Preparing {
+        let dropped = Arc::new(AtomicBool::new(false));
+        let stop = dropped.clone();
+        let hold = std::env::var_os(HOLD_HASH_ENV).is_some();
+        let taker = std::thread::spawn(move || {
+            // the searches on the old tables come first: the taking (a few threads, all
+            // started from this one) runs at the lowest priority, so that it does not cost a
+            // search its time on a machine whose cores it would otherwise fill
+            lowest_priority();
+            let cancelled =
+                move || quitting.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed);
+            while hold && !cancelled() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            memory.prepare(&cancelled);
+        });
+        Preparing {
+            engine,
+            dropped,
+            taker,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.taker.is_finished()
+    }
+
+    /// The engine, once its memory is taken (or the taking given up by `quit`).
+    fn finish(self) -> Engine {
+        let _ = self.taker.join();
+        self.engine
+    }
+
+    fn give_up(self) {
+        self.dropped.store(true, Ordering::Relaxed);
+        let _ = self.taker.join();
+    }
+}
+
+/// Puts the calling thread (and the threads it starts) at the lowest scheduling priority
+/// (Linux: the nice value is the thread's own; elsewhere it would be the whole process's, and
+/// nothing is done).
+fn lowest_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority changes only the calling thread's nice value (Linux)
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+    }
+}
+
 /// Runs the jobs until the channel closes. `quitting` (set by the loop on `quit` and at the end
 /// of input) gives up a `Hash` change's preparation of its memory (issue 60).
 pub fn searcher_thread(jobs: Receiver<Task>, reports: Sender<Reply>, quitting: Arc<AtomicBool>) {
-    let cancelled = move || quitting.load(Ordering::Relaxed);
+    let quit = quitting.clone();
+    let cancelled = move || quit.load(Ordering::Relaxed);
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut engine: Option<Engine> = None;
     // the options last sent: an engine made later (after a refused `Hash`) starts with them
     let mut settings = Settings::default();
+    let mut preparing: Option<Preparing> = None;
     for job in jobs {
+        // a Hash change's engine replaces the old one once its memory is taken: before the
+        // first search that finds it so, and at `isready` (which waits for it)
+        if matches!(job, Task::Think { .. } | Task::Ping) {
+            if let Some(p) = preparing.take_if(|p| matches!(job, Task::Ping) || p.done()) {
+                let mut e = p.finish();
+                // the size is the one prepared; the rest as set since
+                let result = e.configure(&settings, &cancelled);
+                engine = Some(e);
+                if let Err(error) = result {
+                    let _ = reports.send(Reply::Refused(error));
+                }
+            }
+        }
         let r = catch_unwind(AssertUnwindSafe(|| match job {
             Task::Configure(s) => {
                 settings = *s;
+                if preparing
+                    .as_ref()
+                    .is_some_and(|p| p.engine.hash_mb() != settings.hash_mb)
+                {
+                    if let Some(p) = preparing.take() {
+                        p.give_up();
+                    }
+                }
+                // another size is taken beside the searches on the old tables when the memory
+                // free holds both; else the old ones are freed first and the new taken now
+                let resize = match (&engine, &preparing) {
+                    (Some(e), None) if e.hash_mb() != settings.hash_mb => {
+                        Engine::reserve(&settings).ok()
+                    }
+                    _ => None,
+                };
+                if let Some((fresh, memory)) = resize {
+                    preparing = Some(Preparing::start(fresh, memory, quitting.clone()));
+                }
                 // a refused size leaves the tables as they were, and the rest is applied
                 let result = match engine.as_mut() {
+                    Some(e) if preparing.is_some() => e.configure(
+                        &Settings {
+                            hash_mb: e.hash_mb(),
+                            ..settings.clone()
+                        },
+                        &cancelled,
+                    ),
                     Some(e) => e.configure(&settings, &cancelled),
                     None => match Engine::new_until(settings.hash_mb, &cancelled) {
                         Ok(e) => engine.insert(e).configure(&settings, &cancelled),

@@ -72,6 +72,19 @@ const NO_MOVE: u8 = u8::MAX;
 /// The smallest node budget of a solver attempt.
 pub const MIN_SOLVER_BUDGET: u64 = 10_000;
 
+/// The memory of a searcher's two tables, to be taken on a thread of its own (the protocol
+/// takes a `Hash` change's beside the searches on the old tables, issue 68) while the searcher
+/// waits: it must not search before [`TableMemory::prepare`] has returned.
+pub struct TableMemory([Arc<TransTable>; 2]);
+
+impl TableMemory {
+    /// Takes every page of both tables now (see [`TransTable::prepare`]); false if `cancelled`
+    /// stopped it first.
+    pub fn prepare(&self, cancelled: &(dyn Fn() -> bool + Sync)) -> bool {
+        self.0.iter().all(|t| t.prepare(cancelled))
+    }
+}
+
 /// The searcher: the search table, the exact solver (with its table), and the search state of
 /// its threads: the main thread's and, with [`Searcher::set_threads`], its helpers'.
 pub struct Searcher {
@@ -120,8 +133,9 @@ impl Searcher {
         Ok(s)
     }
 
-    /// A searcher whose tables are reserved, not yet taken; `freed_mb` is given back first.
-    fn reserve(hash_mb: usize, freed_mb: usize) -> Result<Searcher, TableError> {
+    /// A searcher whose tables are reserved, not yet taken (take them with [`Searcher::memory`]
+    /// before it searches); `freed_mb` is given back first.
+    pub fn reserve(hash_mb: usize, freed_mb: usize) -> Result<Searcher, TableError> {
         check_size_freeing(hash_mb, freed_mb)?;
         let (a, b) = split_hash(hash_mb);
         let tt = TransTable::try_reserve(a, freed_mb)?;
@@ -133,6 +147,12 @@ impl Searcher {
     /// pays for it; false if `cancelled` stopped it first.
     pub fn prepare(&self, cancelled: &(dyn Fn() -> bool + Sync)) -> bool {
         self.main.tt.prepare(cancelled) && self.solver.table().prepare(cancelled)
+    }
+
+    /// Both tables' memory, to be taken on another thread while this searcher waits (see
+    /// [`TableMemory`]).
+    pub fn memory(&self) -> TableMemory {
+        TableMemory([self.main.tt.clone(), self.solver.shared_table()])
     }
 
     /// Megabytes of both tables.

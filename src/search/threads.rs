@@ -21,7 +21,8 @@ impl Searcher {
         reporter: &mut dyn Reporter,
     ) -> Iteration {
         let proven = SearchControl::unlimited();
-        let ended = SearchControl::unlimited();
+        // the prover stops when the search ends, and at the search's deadline by itself
+        let ended = SearchControl::beneath(job.control.clone());
         if let Some(n) = job.limits.nodes {
             self.main.limits.budget = NodeBudget::start(self.main.nodes, Some(n - n / 2));
         }

@@ -180,6 +180,11 @@ impl Solver {
         &self.tt
     }
 
+    /// The table, shared (to take its memory on another thread before this solver uses it).
+    pub fn shared_table(&self) -> Arc<TransTable> {
+        self.tt.clone()
+    }
+
     /// Searches from now on end (returning `Stopped`) when `control`'s stop rule says so, or
     /// once they have visited `max_nodes` more nodes (see [`crate::control`]).
     pub fn set_limits(&mut self, control: Option<Arc<SearchControl>>, max_nodes: Option<u64>) {

@@ -145,6 +145,41 @@ def engine_children(pid):
     return kids
 
 
+def descendants(pid):
+    """Every process below `pid`, children first (Linux)."""
+    out = []
+    todo = [str(pid)]
+    while todo:
+        kids = engine_children(todo.pop())
+        out.extend(int(k) for k in kids)
+        todo.extend(kids)
+    return out
+
+
+def rss_mb(pid):
+    """The resident memory of `pid` in MB (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def open_events(srv, sid):
+    """A raw connection reading the game's event stream, its answer's head read."""
+    host, port = srv.url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+    stream = socket.create_connection((host, int(port)), timeout=30)
+    stream.sendall(
+        f"GET /api/session/{sid}/events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+    )
+    head = stream.recv(4096)
+    assert b"200 OK" in head, head
+    return stream
+
+
 def process_alive(pid):
     """Whether `pid` runs (a zombie does not)."""
     try:
@@ -858,6 +893,165 @@ class HttpTests(unittest.TestCase):
             self.assertTrue(srv.alive())
         finally:
             srv.stop()
+
+    def state_of(self, srv, sid):
+        return srv.request("GET", f"/api/session/{sid}")[1]
+
+    def test_a_dropped_games_engine_stops_at_once_and_thinks_again_when_its_tab_is_back(self):
+        # issue 68: a game whose tab's event stream closed while its engine thought (an analysis
+        # of the empty 9x7 board, a 60 s move) searched on for all its time
+        srv = Server()
+        try:
+            sid = srv.request("POST", "/api/session")[1]["id"]
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 60000})[0], 200)
+            stream = open_events(srv, sid)
+            st, _ = srv.request("POST", f"/api/session/{sid}/new", {"size": "9x7", "engine": "x"})
+            self.assertEqual(st, 200)
+            snap = wait_for(
+                "the engine to think",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "thinking" and s,
+            )
+            pid = snap["engine"]["pid"]
+            stream.close()
+            # reading the game's state is not watching it: the search stays stopped
+            snap = wait_for(
+                "the dropped game's engine to stop",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "ready" and s,
+                limit=20,
+            )
+            self.assertEqual(snap["moves"], "", "a stopped search plays no move")
+            self.assertEqual(snap["engine"]["restarts"], 0, "vier answers stop: it is not ended")
+            self.assertTrue(process_alive(pid))
+            # the tab comes back: the engine thinks again, on the same engine
+            stream = open_events(srv, sid)
+            snap = wait_for(
+                "the engine to think again",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "thinking" and s,
+            )
+            self.assertEqual(snap["engine"]["pid"], pid)
+            stream.close()
+        finally:
+            srv.stop()
+
+    def test_a_dropped_games_engine_that_does_not_answer_stop_is_ended(self):
+        srv = self.fake("hang")
+        try:
+            sid = srv.request("POST", "/api/session")[1]["id"]
+            stream = open_events(srv, sid)
+            srv.request("POST", f"/api/session/{sid}/settings", {"movetime": 60000})
+            self.assertEqual(srv.request("POST", f"/api/session/{sid}/move", {"column": 4})[0], 200)
+            snap = wait_for(
+                "the engine to think",
+                lambda: (s := self.state_of(srv, sid))["engine"]["state"] == "thinking"
+                and s["engine"]["pid"]
+                and s,
+            )
+            pid = snap["engine"]["pid"]
+            below = descendants(pid)
+            stream.close()
+            # `stop` at once, unanswered: ended a second later (before: at the end of the minute)
+            wait_for(
+                "the dropped game's engine to end",
+                lambda: not any(process_alive(p) for p in [pid, *below]),
+                limit=20,
+            )
+            self.assertIn("'stop' within 1 s", self.state_of(srv, sid)["engine"]["message"])
+        finally:
+            srv.stop()
+
+    def watch_memory(self, srv, bound_mb, until, what, limit=60.0):
+        """Polls `until` while the server's resident memory stays below `bound_mb`; the peak."""
+        peak = 0
+        end = time.monotonic() + limit
+        while True:
+            peak = max(peak, rss_mb(srv.proc.pid))
+            self.assertLess(peak, bound_mb, f"the gui grew to {peak} MB waiting for {what}")
+            v = until()
+            if v:
+                return peak, v
+            if time.monotonic() > end:
+                raise AssertionError(f"timed out waiting for {what} (the gui at {peak} MB)")
+            time.sleep(0.05)
+
+    def test_an_engine_writing_an_endless_line_is_restarted_and_the_gui_stays_small(self):
+        # issue 68: an engine's line without an end took the gui to 3 GB in 15 s
+        srv = self.fake("endless")
+        try:
+            sid, status = srv.first_move()
+            self.assertEqual(status, 200)
+            peak, snap = self.watch_memory(
+                srv, 200, lambda: (s := self.state_of(srv, sid))["engine"]["restarts"] >= 2 and s,
+                "two restarts",
+            )
+            self.assertIn("a line of more than 64 KiB", snap["engine"]["message"])
+            print(f"the gui at most {peak} MB beside an engine writing an endless line", file=sys.stderr)
+        finally:
+            srv.stop()
+
+    def test_an_engine_writing_lines_without_end_is_restarted_and_the_gui_stays_small(self):
+        srv = self.fake("chatter")
+        try:
+            sid, status = srv.first_move()
+            self.assertEqual(status, 200)
+            peak, snap = self.watch_memory(
+                srv, 200, lambda: (s := self.state_of(srv, sid))["engine"]["restarts"] >= 2 and s,
+                "two restarts",
+            )
+            self.assertIn("lines in a second", snap["engine"]["message"])
+            print(f"the gui at most {peak} MB beside an engine writing info lines without end",
+                  file=sys.stderr)
+        finally:
+            srv.stop()
+
+    def test_what_an_exiting_engine_leaves_behind_ends_with_it(self):
+        # issue 68: a child the engine started in a session of its own outlived it, holding
+        # the gui's pipe
+        pidfile = os.path.join(self.tmp(), "orphan.pid")
+        srv = Server("--engine", f"{sys.executable} {os.path.join(HERE, 'fake_engine.py')} orphan {pidfile}")
+        child = None
+        try:
+            sid, status = srv.first_move()
+            self.assertEqual(status, 200)
+            snap = wait_for(
+                "the engine's exit to be seen",
+                lambda: (s := self.state_of(srv, sid))["engine"]["restarts"] >= 1 and s,
+            )
+            self.assertIn("exit status: 3", snap["engine"]["message"])
+            def written():
+                with open(pidfile) as fh:
+                    return fh.read()
+
+            child = int(wait_for("the child's pid", lambda: os.path.exists(pidfile) and written()))
+            wait_for("the engine's child to end", lambda: not process_alive(child), limit=20)
+        finally:
+            if child and process_alive(child):
+                os.kill(child, signal.SIGKILL)
+            srv.stop()
+
+    def test_sigterm_to_the_gui_ends_its_engines(self):
+        # issue 68: a hung engine outlived the gui
+        srv = self.fake("stuck")
+        engines = []
+        try:
+            sid, status = srv.first_move({"movetime": 60000})
+            self.assertEqual(status, 200)
+            wait_for("the engine to think", lambda: self.state_of(srv, sid)["engine"]["state"] == "thinking")
+            engines = descendants(srv.proc.pid)
+            self.assertTrue(engines)
+            srv.proc.send_signal(signal.SIGTERM)
+            srv.proc.wait(30)
+            wait_for("the engines to end", lambda: not any(process_alive(p) for p in engines), limit=20)
+        finally:
+            for p in engines:
+                if process_alive(p):
+                    os.kill(p, signal.SIGKILL)
+            srv.stop()
+
+    def tmp(self):
+        import tempfile
+        d = tempfile.mkdtemp(prefix="vier-gui-")
+        self.addCleanup(shutil.rmtree, d, True)
+        return d
 
     def test_only_127_0_0_1_by_default_and_the_page_is_embedded(self):
         self.assertTrue(self.server.url.startswith("http://127.0.0.1:"))

@@ -133,6 +133,72 @@ class E2E(unittest.TestCase):
             os.kill(child, signal.SIGKILL)
         self.assertFalse(alive_now, "the engine's child outlived the referee")
 
+    def test_an_engine_that_exits_leaving_a_detached_child_is_a_crash_and_the_child_ends(self):
+        # issue 68: the child, in a session of its own, held the referee's pipe; the referee
+        # waited in closing it for as long as the child lived (minutes), and the child lived on
+        pidfile = os.path.join(self.dir, "child.pid")
+        started = time.monotonic()
+        res, _, recs = self.match(fake(), fake("--mode", "orphan", "--detach", "--after", "2",
+                                               "--pidfile", pidfile), games=2)
+        self.assertEqual(res.returncode, 1, res.stderr)
+        r = recs[0]
+        self.assertEqual((r["termination"], r["offender"], r["winner"]), ("crash", "B", "A"))
+        self.assertIn("status 3", r["reason"])
+        with open(pidfile) as fh:
+            child = int(fh.read())
+        deadline = time.monotonic() + 10
+        while alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        alive_now = alive(child)
+        if alive_now:
+            os.kill(child, signal.SIGKILL)
+        self.assertFalse(alive_now, "the engine's detached child outlived the referee")
+        # run_referee's own timeout (a minute) guards the wait; the child sleeps five
+        self.assertLess(time.monotonic() - started, RUN_TIMEOUT)
+
+    def watched_match(self, b, tc, bound_mb=200):
+        """A two-game match against `b` with the referee's resident memory watched: (returncode,
+        records, peak MB); the referee is killed if it grows past `bound_mb`."""
+        out = self.out()
+        proc = subprocess.Popen([sys.executable, REFEREE, "--tc", tc, "--engine", fake(), "--name", "A",
+                                 "--engine", b, "--name", "B", "--games", "2", "--out", out],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        peak = 0
+        deadline = time.monotonic() + RUN_TIMEOUT
+        try:
+            while proc.poll() is None and time.monotonic() < deadline and peak < bound_mb:
+                try:
+                    with open(f"/proc/{proc.pid}/status") as fh:
+                        kb = next((int(l.split()[1]) for l in fh if l.startswith("VmRSS:")), 0)
+                    peak = max(peak, kb // 1024)
+                except OSError:
+                    pass
+                time.sleep(0.02)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        self.assertLess(peak, bound_mb, "the referee grew past its bound")
+        _, recs = read_jsonl(out) if os.path.exists(out) else (None, [])
+        return proc.returncode, recs, peak
+
+    def test_an_engine_writing_an_endless_line_is_a_crash_and_the_referee_stays_small(self):
+        # issue 68: the referee grew to 3.7 GB in 26 s
+        rc, recs, peak = self.watched_match(fake("--mode", "endless", "--after", "2"), "movetime=200")
+        self.assertEqual(rc, 1)
+        self.assertEqual((recs[0]["termination"], recs[0]["offender"]), ("crash", "B"))
+        self.assertIn("a line of more than 64 KiB", recs[0]["reason"])
+        print(f"the referee at most {peak} MB beside an engine writing an endless line", file=sys.stderr)
+
+    def test_info_lines_without_end_under_a_depth_limit_are_a_crash_and_the_referee_stays_small(self):
+        # issue 68: to 1.3 GB under --tc depth=3
+        rc, recs, peak = self.watched_match(fake("--mode", "chatter", "--after", "2"), "depth=3")
+        self.assertEqual(rc, 1)
+        self.assertEqual((recs[0]["termination"], recs[0]["offender"]), ("crash", "B"))
+        self.assertIn("lines in a second", recs[0]["reason"])
+        print(f"the referee at most {peak} MB beside an engine writing info lines without end",
+              file=sys.stderr)
+
     def test_hang_is_a_stall(self):
         # the records say the hang was judged a stall; run_referee's timeout only guards a hang
         res, _, recs = self.match(fake("--mode", "hang", "--after", "2"), fake(), "--recover", games=2)

@@ -6,15 +6,31 @@ from __future__ import annotations
 import os
 import queue
 import re
+import select
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 # How long an engine that has exited may still deliver lines already in its pipe (read by the
 # reader thread in microseconds) before it is a crash, when no end of output comes.
 EXIT_GRACE = 0.25
+# The bounds on an engine's output (issue 68: a line without an end took the referee to 3.7 GB,
+# `info` lines without end under --tc depth=3 to 1.3 GB): a longer line, more lines or more
+# bytes in one second are a crash. vier's longest line has a few hundred bytes, and it writes a
+# few hundred lines in its fastest second.
+MAX_LINE = 64 * 1024
+MAX_LINES_PER_SECOND = 20_000
+MAX_BYTES_PER_SECOND = 8 << 20
+# Lines read but not yet taken: past this the reader waits (and the engine with its pipe full).
+MAX_QUEUED = 256
+# Lines one search or handshake keeps (the rest are read, looked at and dropped).
+MAX_KEPT = 10_000
+# How long the keeper (see keeper.py) has to end an engine and all it started.
+KEEPER_GRACE = 5.0
+KEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keeper.py")
 
 
 class EngineFailure(Exception):
@@ -49,14 +65,23 @@ class ProtocolLog:
 
 
 class EngineProcess:
-    """One running engine: line-based pipes, a reader thread, monotonic timestamps."""
+    """One running engine: line-based pipes, a reader thread, monotonic timestamps.
+
+    On POSIX systems the engine runs under a keeper (keeper.py), which ends with the engine
+    every process it started, in whatever session (a subreaper on Linux): `proc` is the keeper,
+    `pid` the engine. The reader thread owns the engine's output and never blocks anyone: it
+    waits for data at most 50 ms at a time, so that `kill` only asks it to stop, and it closes
+    the pipe itself (issue 68: `kill` blocked in closing a pipe the reader held, for as long
+    as a stranger holding the pipe open lived)."""
 
     def __init__(self, cmd: str, label: str = "engine", log: ProtocolLog | None = None):
         self.cmd = cmd
         self.label = label
         self.log = log or ProtocolLog(None)
         self.proc: subprocess.Popen | None = None
-        self.lines: queue.Queue = queue.Queue()
+        self.pid: int | None = None
+        self.lines: queue.Queue = queue.Queue(MAX_QUEUED)
+        self.stop_reading = threading.Event()
         self.eof = False
         self.exited_at: float | None = None
         self.id_name: str | None = None
@@ -67,22 +92,104 @@ class EngineProcess:
         argv = shlex.split(self.cmd) if isinstance(self.cmd, str) else list(self.cmd)
         if not argv:
             raise EngineFailure("crash", "empty engine command")
+        kept = os.name == "posix"
+        report = os.pipe() if kept else None
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                [sys.executable, KEEPER, str(report[1]), *argv] if kept else argv,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, text=True, bufsize=1,
-                encoding="utf-8", errors="replace", start_new_session=True)
+                encoding="utf-8", errors="replace", start_new_session=True,
+                pass_fds=(report[1],) if kept else ())
         except OSError as e:
             raise EngineFailure("crash", f"cannot start '{self.cmd}': {e}") from e
-        threading.Thread(target=self._reader, args=(self.proc, self.lines), daemon=True).start()
+        finally:
+            if kept:
+                os.close(report[1])
+        self.pid = self.proc.pid
+        if kept:
+            said = self._keeper_report(report[0])
+            if not said.startswith("pid "):
+                self.kill()
+                raise EngineFailure("crash", f"cannot start '{self.cmd}': "
+                                    + (said.removeprefix("error ") or "its keeper said nothing"))
+            self.pid = int(said.split()[1])
+        # the reader alone reads and closes the output, through a descriptor of its own
+        out = os.dup(self.proc.stdout.fileno())
+        self.proc.stdout.close()
+        threading.Thread(target=self._reader, args=(out, self.lines, self.stop_reading),
+                         daemon=True).start()
 
-    def _reader(self, proc, lines):
+    @staticmethod
+    def _keeper_report(fd: int) -> str:
+        """What the keeper wrote: `pid N` or `error WHY` (it writes at once; 30 s at most)."""
+        got = b""
+        end = time.monotonic() + 30
         try:
-            for line in proc.stdout:
-                lines.put((time.monotonic(), line.rstrip("\r\n")))
+            while time.monotonic() < end:
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                if ready:
+                    chunk = os.read(fd, 4096)
+                    if not chunk:
+                        break
+                    got += chunk
+        finally:
+            os.close(fd)
+        return got.decode(errors="replace")
+
+    @staticmethod
+    def _put(lines: queue.Queue, item, stop: threading.Event) -> bool:
+        while not stop.is_set():
+            try:
+                lines.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _reader(self, fd: int, lines: queue.Queue, stop: threading.Event):
+        """Cuts the output into lines within the bounds above; the last item is None (the end
+        of the output) or an EngineFailure (a bound broken)."""
+        pending = bytearray()
+        second, count, size = time.monotonic(), 0, 0
+        end = None
+        try:
+            while not stop.is_set() and end is None:
+                ready, _, _ = select.select([fd], [], [], 0.05)
+                if not ready:
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                t = time.monotonic()
+                if t - second >= 1.0:
+                    second, count, size = t, 0, 0
+                size += len(chunk)
+                pending += chunk
+                while end is None:
+                    i = pending.find(b"\n")
+                    if i < 0:
+                        break
+                    line = bytes(pending[:i])
+                    del pending[:i + 1]
+                    count += 1
+                    if len(line) > MAX_LINE:
+                        end = f"wrote a line of more than {MAX_LINE // 1024} KiB"
+                    elif count > MAX_LINES_PER_SECOND:
+                        end = f"wrote more than {MAX_LINES_PER_SECOND} lines in a second"
+                    elif not self._put(lines, (t, line.decode("utf-8", "replace").rstrip("\r")),
+                                       stop):
+                        return
+                if end is None and len(pending) > MAX_LINE:
+                    end = f"wrote a line of more than {MAX_LINE // 1024} KiB"
+                if end is None and size > MAX_BYTES_PER_SECOND:
+                    end = f"wrote more than {MAX_BYTES_PER_SECOND >> 20} MiB in a second"
         except (OSError, ValueError):
             pass
-        lines.put((time.monotonic(), None))
+        finally:
+            os.close(fd)
+        failure = EngineFailure("crash", f"the engine {end}") if end else None
+        self._put(lines, (time.monotonic(), failure), stop)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None and not self.eof
@@ -91,13 +198,21 @@ class EngineProcess:
         p = self.proc
         if p is None:
             return
-        # The whole process group, also when the engine itself has exited: a process it started
-        # may live on in its group (holding its output pipe, or a core). The group is the
-        # engine's own (start_new_session), so nothing else is in it.
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except (OSError, ProcessLookupError):
-            pass
+        # The keeper ends the engine with all it started (also when the engine itself has
+        # exited: a process it started may live on, holding its output pipe, or a core); it is
+        # killed itself if it has not within KEEPER_GRACE. Without a keeper, the engine's group
+        # (its own: start_new_session) is ended.
+        if p.poll() is None and self.pid != p.pid:
+            try:
+                p.terminate()
+                p.wait(timeout=KEEPER_GRACE)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        for group in {p.pid, self.pid}:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except (OSError, ProcessLookupError, TypeError):
+                pass
         if p.poll() is None:
             try:
                 p.kill()
@@ -107,11 +222,12 @@ class EngineProcess:
             p.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for f in (p.stdin, p.stdout):
-            try:
-                f.close()
-            except (OSError, ValueError):
-                pass
+        # the reader closes the output itself, within 50 ms
+        self.stop_reading.set()
+        try:
+            p.stdin.close()
+        except (OSError, ValueError):
+            pass
 
     def quit(self, timeout: float = 1.0):
         if self.proc is None:
@@ -180,6 +296,10 @@ class EngineProcess:
             if line is None:
                 self.eof = True
                 raise EngineFailure("crash", "engine disconnected: " + self.exit_detail())
+            if isinstance(line, EngineFailure):
+                self.eof = True
+                self.log.write(self.label, "<", f"({line.detail})")
+                raise line
             self.log.write(self.label, "<", line)
             return t, line
 
@@ -202,7 +322,7 @@ class EngineProcess:
                 t, line = self.lines.get_nowait()
             except queue.Empty:
                 return
-            if line is None:
+            if line is None or isinstance(line, EngineFailure):
                 self.eof = True
                 return
             self.log.write(self.label, "<", line + "   (stale, ignored)")
@@ -219,7 +339,8 @@ class EngineProcess:
             item = self.read(deadline, abort)
             if item is None:
                 raise EngineFailure("stall", f"no '{token}' within {timeout:g}s after {what}")
-            got.append(item[1])
+            if len(got) < MAX_KEPT:
+                got.append(item[1])
             if item[1].split()[:1] == [token]:
                 return item[0], got
 
@@ -348,7 +469,8 @@ def run_search(engine: EngineProcess, position_cmd: str, go_cmd: str,
             waited = time.monotonic() - t0
             raise EngineFailure("stall", f"no bestmove after {waited:.1f}s (engine does not reply)")
         t, line = item
-        lines.append(line)
+        if len(lines) < MAX_KEPT:
+            lines.append(line)
         words = line.split()
         if not words:
             continue

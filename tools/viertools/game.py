@@ -93,7 +93,7 @@ class EngineSlot:
         if self.proc is None or self.proc.proc is None:
             return None
         try:
-            with open(f"/proc/{self.proc.proc.pid}/status") as fh:
+            with open(f"/proc/{self.proc.pid}/status") as fh:
                 for line in fh:
                     if line.startswith("VmRSS:"):
                         return int(line.split()[1])

@@ -7,7 +7,10 @@ Modes (--mode):
             otherwise the first legal column (or a seeded random one with --random)
   crash     like sane, but exits with status 3 on the --after'th 'go' (default 1)
   orphan    like crash, but first starts a child that holds the engine's output pipe open
-            and sleeps (its pid written to --pidfile): the engine is gone, its output is not
+            and sleeps (its pid written to --pidfile): the engine is gone, its output is not;
+            with --detach the child runs in a session of its own
+  endless   like sane, but the --after'th 'go' is answered with one line that never ends
+  chatter   like sane, but the --after'th 'go' is answered with 'info' lines without end
   hang      like sane, but never answers the --after'th 'go' (and ignores 'stop')
   illegal   like sane, but from the --after'th 'go' answers '--illegal' (a token,
             or 'full' for a full column when there is one, else column 1 forever)
@@ -40,6 +43,7 @@ ap.add_argument("--seed", type=int, default=None)
 ap.add_argument("--name", default="fake")
 ap.add_argument("--notation", choices=("digits", "cfour"), default="digits")
 ap.add_argument("--pidfile", default=None)
+ap.add_argument("--detach", action="store_true")
 args = ap.parse_args()
 
 W, H = 7, 6
@@ -227,11 +231,19 @@ def main():
                 sys.exit(3)
             if args.mode == "orphan" and gos >= args.after:
                 # the child inherits stdin and stdout: the referee sees no end of output
-                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                                         start_new_session=args.detach)
                 if args.pidfile:
                     with open(args.pidfile, "w") as fh:
                         fh.write(str(child.pid))
                 os._exit(3)
+            if args.mode == "endless" and gos >= args.after:
+                sys.stdout.write("info string ")
+                while True:
+                    sys.stdout.write("x" * 65536)
+            if args.mode == "chatter" and gos >= args.after:
+                while True:
+                    sys.stdout.write("info depth 1 score cp 0 nodes 1 time 0 pv 4\n" * 100)
             if args.mode == "hang" and gos >= args.after:
                 while True:
                     time.sleep(60)
