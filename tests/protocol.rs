@@ -1414,6 +1414,25 @@ fn a_go_right_after_a_hash_change_searches_on_the_old_tables_meanwhile() {
     assert_eq!(status, Some(0), "{rest:?}");
 }
 
+/// The same as the first command of all: the first `Hash`, larger than the default, is taken
+/// beside a search on the default tables.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_go_right_after_the_first_hash_searches_on_the_default_tables_meanwhile() {
+    let mut e = Engine::start_with_env(&[("VIER_TEST_HOLD_HASH", "1")]);
+    let pid = e.child.id();
+    e.send("setoption name Hash value 1024");
+    let lines = e.search("position startpos moves 4453", "go movetime 20");
+    let resident = common::rss_mb(pid);
+    legal_bestmove(&lines, "4453");
+    assert!(
+        resident < 512,
+        "the go answered with {resident} MB resident: it waited for the 1024 MB"
+    );
+    let (rest, status) = e.close_and_wait();
+    assert_eq!(status, Some(0), "{rest:?}");
+}
+
 /// `quit` (or the end of input) right after a large `Hash` ends the engine at once, also
 /// behind an `isready` that waits for the memory: its preparation, seconds per gigabyte on a
 /// virtual machine, is given up.

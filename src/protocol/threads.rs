@@ -219,6 +219,15 @@ pub fn searcher_thread(jobs: Receiver<Task>, reports: Sender<Reply>, quitting: A
                         p.give_up();
                     }
                 }
+                // the first tables, larger than the default: the default ones are taken now (a
+                // few milliseconds) and searched on while the asked ones are taken beside them
+                if engine.is_none() && settings.hash_mb > HASH.default as usize {
+                    let first = Settings {
+                        hash_mb: HASH.default as usize,
+                        ..settings.clone()
+                    };
+                    engine = Engine::with_settings(&first).ok();
+                }
                 // another size is taken beside the searches on the old tables when the memory
                 // free holds both; else the old ones are freed first and the new taken now
                 let resize = match (&engine, &preparing) {
