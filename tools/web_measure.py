@@ -6,9 +6,19 @@
   and the bytes the page and its worker transferred (performance entries);
 - a Pons test set solved by the engine in the page's worker (`solve`: no book, one 1 MB table
   cleared per position, as `vier solve --no-book`), each position's time and score, the scores
-  checked against the set's.
+  checked against the set's;
+- `--stalls`: the page's main thread while it loads, plays a 7x6 game against the engine at
+  100 ms a move with the analysis after every move, and reviews the game: the longest time it
+  was busy at a stretch (a 5 ms timer's worst lateness, and the browser's long tasks, which
+  are those over 50 ms);
+- `--review MOVES`: the time from asking for the review of the 7x6 game MOVES to its last
+  position proven, with one worker and with a worker a core (`?workers=N`);
+- `--analysis`: the analysis of tests/web/test_page.py's 20 positions of 15 sizes (every
+  column proven, as `vier solve --all`), with one worker and with a worker a core, side by
+  side in one browser: each position's time and the speed-up.
 
     tools/web.sh && tools/web_measure.py [--folder target/web] [--set FILE] [--loads N]
+        [--stalls] [--review MOVES] [--analysis]
 
 Serves the folder with `python3 -m http.server` on a free port; needs Chromium, chromedriver
 and selenium (tools/test.sh installs them). Standard library and selenium only.
@@ -22,7 +32,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "web"))
-from test_page import StaticServer, new_driver, wait_for  # noqa: E402
+from test_page import ANALYSED, StaticServer, new_driver, wait_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -98,11 +108,127 @@ def solve_set(url, path):
         driver.quit()
 
 
+def opened(driver, url):
+    """Opens `url` in `driver` and waits for the engine's worker."""
+    driver.get(url)
+    wait_for("the engine", lambda: driver.execute_script(
+        "return !!window.vierGame && window.vierGame.engine.state === 'ready'"), limit=120)
+
+
+# Watches the main thread from the page's start: a 5 ms timer's lateness is how long the
+# thread was busy before it could run it; the browser's long tasks (over 50 ms) are kept too.
+STALL_PROBE = """
+window.vierStalls = {late: 0, longTasks: [], since: performance.now()};
+let due = performance.now() + 5;
+setInterval(() => {
+  const now = performance.now();
+  window.vierStalls.late = Math.max(window.vierStalls.late, now - due);
+  due = now + 5;
+}, 5);
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.vierStalls.longTasks.push(e.duration);
+}).observe({type: "longtask", buffered: true});
+"""
+
+
+def stalls(url):
+    """The longest stretches the page's main thread was busy: loading, a game against the
+    engine with the analysis after every move, its review."""
+    driver = new_driver()
+    try:
+        # the probe runs before the page's own scripts, from the navigation on
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STALL_PROBE})
+        opened(driver, url)
+        post = "return window.vierBackend.post(arguments[0], arguments[1]).then(() => true)"
+        driver.execute_script(post, "settings", {"movetime": 100, "analysis_always": True})
+        order = (4, 3, 5, 2, 6, 1, 7)
+        while True:
+            s = wait_for("the person's turn", lambda: (g := driver.execute_script(
+                "return window.vierGame")) and (g["status"] != "playing" or g["to_move"] == "x")
+                and (not g["analysis"] or g["analysis"]["complete"] or g["status"] != "playing")
+                and g, limit=300)
+            if s["status"] != "playing":
+                break
+            col = next(c for c in order if c in s["legal"])
+            driver.find_element("css selector", f'[data-column="{col}"]').click()
+            wait_for("the move", lambda: len(driver.execute_script(
+                "return window.vierGame.moves")) > len(s["moves"]))
+        wait_for("the review", lambda: driver.execute_script(
+            "return window.vierGame.review && window.vierGame.review.complete"), limit=600)
+        out = driver.execute_script("return window.vierStalls")
+        return out, s["moves"]
+    finally:
+        driver.quit()
+
+
+def review(url, moves, workers):
+    """Seconds from asking for the review of the 7x6 game `moves` to its last position."""
+    driver = new_driver()
+    try:
+        opened(driver, f"{url}?workers={workers}#7x6/{moves}")
+        driver.set_script_timeout(3600)
+        return driver.execute_async_script(
+            """
+            const done = arguments[arguments.length - 1];
+            const t0 = performance.now();
+            window.vierBackend.post('settings', {engine: 'none'})
+              .then(() => window.vierBackend.post('review'));
+            const poll = setInterval(() => {
+              const r = window.vierGame.review;
+              if (r && r.complete) {
+                clearInterval(poll);
+                done([(performance.now() - t0) / 1000, r.proven, r.positions,
+                      window.vierLanes.length]);
+              }
+            }, 10);""")
+    finally:
+        driver.quit()
+
+
+def analysis(url, workers):
+    """Seconds to analyse each of the 20 positions (every column proven), with `workers`."""
+    driver = new_driver()
+    try:
+        opened(driver, f"{url}?workers={workers}")
+        driver.execute_script("return window.vierBackend.post('settings', {engine: 'none'})")
+        driver.set_script_timeout(3600)
+        return driver.execute_async_script(
+            """
+            const [positions, done] = arguments;
+            (async () => {
+              const out = [];
+              for (const [size, moves] of positions) {
+                await window.vierBackend.post('position', {text: moves, size});
+                const t0 = performance.now();
+                await window.vierBackend.post('analyse');
+                await new Promise((ok) => {
+                  const poll = setInterval(() => {
+                    const a = window.vierGame.analysis;
+                    if (a && a.complete && a.moves === moves) { clearInterval(poll); ok(); }
+                  }, 2);
+                });
+                const a = window.vierGame.analysis;
+                out.push([size, moves, (performance.now() - t0) / 1000,
+                          a.columns.filter((c) => c.exact).length,
+                          window.vierGame.legal.length]);
+              }
+              return [out, window.vierLanes.length];
+            })().then(done, (e) => done(String(e)));
+            """,
+            [list(p) for p in ANALYSED],
+        )
+    finally:
+        driver.quit()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--folder", default=os.path.join(ROOT, "target", "web"))
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--loads", type=int, default=3)
+    ap.add_argument("--stalls", action="store_true")
+    ap.add_argument("--review", metavar="MOVES")
+    ap.add_argument("--analysis", action="store_true")
     a = ap.parse_args()
     server = StaticServer(a.folder)
     try:
@@ -119,6 +245,37 @@ def main():
             print(json.dumps(r))
             if r["wrong"]:
                 sys.exit(1)
+        if a.stalls:
+            found, moves = stalls(server.url)
+            tasks = sorted(found["longTasks"], reverse=True)
+            print(f"main thread, loading, a game ({moves}) with the analysis after every move and "
+                  f"its review: longest busy stretch {found['late']:.0f} ms (a 5 ms timer's worst "
+                  f"lateness); long tasks over 50 ms: {len(tasks)}"
+                  + (f", longest {tasks[0]:.0f} ms" if tasks else ""))
+        if a.review:
+            for workers in (1, 0):
+                seconds, proven, positions, used = review(server.url, a.review, workers or "")
+                print(f"review of {a.review} ({len(a.review)} moves): {seconds:.2f} s with "
+                      f"{used} worker(s), {proven} of {positions} positions proven")
+        if a.analysis:
+            runs = []
+            for workers in (1, 0):
+                out = analysis(server.url, workers or "")
+                if isinstance(out, str):
+                    sys.exit(f"the page failed: {out}")
+                out, used = out
+                runs.append((used, out))
+                total = sum(r[2] for r in out)
+                unproven = sum(r[4] - r[3] for r in out)
+                print(f"analysis of {len(out)} positions with {used} worker(s): {total:.2f} s "
+                      f"({unproven} columns left unproven)")
+            (_, n), (many, m) = runs
+            print(f"{'size':<6} {'moves':<40} {'1 worker':>9} {f'{many} workers':>10}")
+            for (size, moves, t1, *_), (_, _, tn, *_) in zip(n, m):
+                print(f"{size:<6} {moves or '-':<40} {t1:>9.2f} {tn:>10.2f}")
+            t1 = sum(r[2] for r in n)
+            tn = sum(r[2] for r in m)
+            print(f"speed-up with {many} workers: {t1 / tn:.2f}")
     finally:
         server.stop()
 
