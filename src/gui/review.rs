@@ -180,7 +180,7 @@ impl Review {
 
     /// The value of position `k` for the first player, for the graph.
     fn point(&self, k: usize) -> Option<f32> {
-        let first_to_move = k % 2 == 0;
+        let first_to_move = k.is_multiple_of(2);
         let (value, exact) = if self.is_over(k) {
             // the side to move has lost (or the board is full): as the last move's value
             let e = -self.played(k - 1)?;
