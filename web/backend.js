@@ -20,7 +20,8 @@ window.vierBackend = (() => {
   let game = null; // the game's instance: {call(request)}
   let module = null; // the compiled engine, for every worker
   let VierEngine = null;
-  // the workers: {engine, key} (key: the search it runs, null when free)
+  // the workers: {engine, key, memory} (key: the search it runs, null when free; memory: its
+  // instance's bytes once started)
   const lanes = [];
   let onState = () => {};
   let latest = null; // the latest snapshot, for a listener that comes late
@@ -78,7 +79,9 @@ window.vierBackend = (() => {
         name: `lane ${lanes.length}`,
       }),
       key: null,
+      memory: null,
     };
+    l.engine.ready.then((info) => { l.memory = info.memory; }, () => {});
     lanes.push(l);
     return l;
   }
@@ -134,14 +137,14 @@ window.vierBackend = (() => {
     const seed = crypto.getRandomValues(new Uint32Array(1))[0];
     const first = call("game_new", { seed, lanes: laneCount });
     latest = first.snapshot;
-    lanes.push({ engine: new VierEngine({ module, name: "lane 0" }), key: null });
+    lanes.push({ engine: new VierEngine({ module, name: "lane 0" }), key: null, memory: null });
     // for the browser tests and the curious: the engine, its workers, what the first fetched
     window.vierEngine = lanes[0].engine;
     window.vierLanes = lanes;
     lanes[0].engine.ready.then(
       (info) => {
         window.vierWorkerFetched = info.fetched;
-        window.vierWorkerMemory = info.memory;
+        lanes[0].memory = info.memory;
         apply(call("game_engine", { state: "ready" }));
         offline();
       },
