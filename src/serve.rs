@@ -24,7 +24,7 @@
 
 use crate::board::{AnyPosition, Player, Size};
 use crate::engine::settings::BUDGET;
-use crate::engine::{Handle, SolverPool};
+use crate::engine::{game_over, Handle, SolverPool};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -146,14 +146,14 @@ impl Drop for Admitted<'_> {
 }
 
 /// A request's parameters, checked.
-struct Request {
+struct SolveQuery {
     pos_text: String,
     pos: AnyPosition,
     weak: bool,
     budget: Duration,
 }
 
-fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, String> {
+fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<SolveQuery, String> {
     let number = |name: &str, default: u64| -> Result<u64, String> {
         match q.get(name) {
             None => Ok(default),
@@ -183,12 +183,15 @@ fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, S
         return Err(match pos.winner() {
             None => "pos: the board is full: there is nothing to solve".into(),
             Some(w) => format!(
-                "pos: the game is over: player {} has four in a row",
-                if w == Player::First { 1 } else { 2 }
+                "pos: {}",
+                game_over(&format!(
+                    "player {} has four in a row",
+                    if w == Player::First { 1 } else { 2 }
+                ))
             ),
         });
     }
-    Ok(Request {
+    Ok(SolveQuery {
         pos_text: pos_text.clone(),
         pos,
         weak,

@@ -189,7 +189,7 @@ impl PyPosition {
                     format!("column {column} is out of range 0..{last}")
                 }
                 BoardError::ColumnFull { .. } => format!("column {column} is full"),
-                _ => "the game is over: no move can follow".into(),
+                _ => game_over("no move can follow").to_string(),
             })
         })?;
         let moves = self.moves.as_ref().map(|m| {

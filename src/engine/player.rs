@@ -149,7 +149,7 @@ impl Engine {
         }
         // a skill level chooses from the last complete depth's values of the columns
         let mut complete: Vec<Line> = Vec::new();
-        let result = p.run(Search {
+        let result = p.run(SearchRoot {
             searcher: &mut self.searcher,
             limits: &limits,
             control: &handle.control,
@@ -207,14 +207,14 @@ pub struct Evaluation {
 }
 
 /// One search of a typed root.
-struct Search<'a> {
+struct SearchRoot<'a> {
     searcher: &'a mut Searcher,
     limits: &'a Limits,
     control: &'a Arc<SearchControl>,
     progress: &'a mut dyn FnMut(&Iteration),
 }
 
-impl PositionJob for Search<'_> {
+impl PositionJob for SearchRoot<'_> {
     type Output = crate::search::SearchResult;
     fn run<const W: usize, const H: usize, B: Bitboard>(
         self,

@@ -13,7 +13,7 @@ use super::review::{Review, ReviewView, REVIEW_MS};
 use super::words;
 use crate::board::{AnyPosition, Player, Record, Size};
 use crate::engine::settings::{MOVETIME, SKILL, SKILL_ELO};
-use crate::engine::{Line, Score, ScoreBound, Value};
+use crate::engine::{game_over, Line, Score, ScoreBound, Value};
 use crate::notation::ordinal;
 use serde::{Deserialize, Serialize};
 
@@ -192,7 +192,7 @@ pub struct SettingsReq {
     pub engine: Option<String>,
     pub movetime: Option<u64>,
     pub analysis_always: Option<bool>,
-    /// `Skill Level`: 1.. (crate::levels), the top one the full engine.
+    /// `Skill Level`: 1.. (`engine::settings::SKILL`), the top one the full engine.
     pub level: Option<u64>,
 }
 
@@ -240,7 +240,7 @@ pub struct State {
     pub record: Record,
     pub engine_side: Side,
     pub movetime: u64,
-    /// The engine's skill level (`Skill Level`, crate::levels); kept across new games.
+    /// The engine's skill level (`Skill Level`); kept across new games.
     pub level: u64,
     /// Seeds the skill level's choices (`LevelSeed`), drawn when the session starts; each game
     /// plays with its own ([`State::game_seed`]).
@@ -393,7 +393,7 @@ impl State {
     pub fn play(&mut self, column: usize) -> Result<(), String> {
         let v = self.view();
         if v.status != Status::Playing {
-            return Err("the game is over".into());
+            return Err(game_over("no move can follow").to_string());
         }
         if self.engine_side.plays(v.to_move) {
             return Err("it is the engine's turn".into());
@@ -551,7 +551,7 @@ impl State {
     pub fn want_analysis(&mut self) -> Result<(), String> {
         let v = self.view();
         if v.status != Status::Playing {
-            return Err("the game is over: there is nothing to analyse".into());
+            return Err(game_over("there is nothing to analyse").to_string());
         }
         self.analysis_wanted = Some(v.moves);
         Ok(())

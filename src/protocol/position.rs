@@ -4,7 +4,7 @@
 
 use super::parse::{MoveToken, Query, StartPos};
 use crate::board::{AnyPosition, BoardError, Player, Size};
-use crate::engine::Engine;
+use crate::engine::{game_over, Engine};
 use crate::notation;
 
 /// `position ...` on a board of `size`: the new position, or why not.
@@ -85,7 +85,7 @@ fn play_token(p: &AnyPosition, m: MoveToken) -> Result<AnyPosition, String> {
             BoardError::ColumnOutOfRange { .. } => {
                 format!("column {col} is out of range 1..{width}")
             }
-            BoardError::MoveAfterGameEnd { .. } => "the game is already over".to_string(),
+            BoardError::MoveAfterGameEnd { .. } => game_over("no move can follow").to_string(),
             BoardError::ColumnFull { .. } => format!("column {col} is full"),
             other => other.to_string(),
         })?;

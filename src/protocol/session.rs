@@ -235,7 +235,7 @@ impl Session {
                 if let Some(run) = self.running.take() {
                     self.out
                         .lines(format::info(&run.root, &thought.last, run.style));
-                    // a skill level chose among the columns' values (crate::levels)
+                    // a skill level chose among the columns' values
                     if let (Some(level), Some(c)) = (thought.chosen_by, thought.column) {
                         self.out.line(&format!(
                             "info string level {level} chooses column {}",

@@ -8,7 +8,7 @@ import math
 import statistics
 
 from ..accuracy import ENGINE_OPTIONS
-from ..engine import EngineProcess, parse_info
+from ..engine import EngineProcess, is_proven, parse_info
 from .design import PHASE_NAMES
 
 
@@ -39,8 +39,7 @@ def depth_costs(binary: str, level: int, cap: int, positions: dict, ms_cap: int,
                         last = parse_info(l)
                         seen.setdefault(last["depth"], [last["depth"], last.get("nodes", 0),
                                                          last.get("time", 0)])
-                proven = max(seen) < cap and (t1 - t0) * 1000 < ms_cap * 0.9 and \
-                    ("mate" in last.get("score", {}) or last.get("wdl") == [0, 1000, 0])
+                proven = max(seen) < cap and (t1 - t0) * 1000 < ms_cap * 0.9 and is_proven(last)
                 out[phase].append({"moves": moves, "depths": [seen[d] for d in sorted(seen)],
                                    "proven": proven})
     finally:

@@ -7,7 +7,7 @@
 //!
 //! where a `u64` answer packs the answer's pointer (high 32 bits) and length (low 32 bits); the
 //! host reads it and hands it back with `dealloc`. The module imports two functions from `env`:
-//! `now_ms() -> f64` (the clock, `performance.now()`: see `vier::clock`) and `progress(ptr, len)`
+//! `now_ms() -> f64` (the clock, `performance.now()`: see `vier::engine::clock`) and `progress(ptr, len)`
 //! (a JSON report during a search, read at once by the host; the bytes stay the module's).
 //!
 //! Only translation lives here: JSON in, calls of the engine service (`vier::engine`) and the
