@@ -123,21 +123,26 @@ window.vierBackend = (() => {
     });
   }
 
+  // Lets the browser run whatever waits (a paint, an event) before the next step.
+  const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
+
   async function load() {
     if (location.protocol === "file:") {
       throw new Error("opened as a file");
     }
-    const { compile, instantiate } = await import(new URL("wasm.js", here).href);
+    const { instantiate } = await import(new URL("wasm.js", here).href);
     ({ VierEngine } = await import(new URL("engine.js", here).href));
-    const response = await fetch(new URL("vier.wasm.gz", here));
-    if (!response.ok) throw new Error(`vier.wasm.gz: ${response.status}`);
-    // compiled once: this thread's instance and every worker share it
-    module = await compile(await response.arrayBuffer());
+    // the first worker fetches, unpacks and compiles the module (none of it on this thread)
+    // and hands it back; this thread's instance and every other worker share it
+    const engine = new VierEngine({ name: "lane 0" });
+    lanes.push({ engine, key: null, memory: null });
+    module = await engine.compiled;
+    await breathe();
     game = await instantiate(module);
+    await breathe();
     const seed = crypto.getRandomValues(new Uint32Array(1))[0];
     const first = call("game_new", { seed, lanes: laneCount });
     latest = first.snapshot;
-    lanes.push({ engine: new VierEngine({ module, name: "lane 0" }), key: null, memory: null });
     // for the browser tests and the curious: the engine, its workers, what the first fetched
     window.vierEngine = lanes[0].engine;
     window.vierLanes = lanes;
@@ -171,6 +176,8 @@ window.vierBackend = (() => {
       let snapshot;
       try {
         snapshot = await loading;
+        // the page draws it in a task of its own
+        await breathe();
       } catch (e) {
         console.error(e);
         failure = String(e.message ?? e);

@@ -64,6 +64,11 @@ export class VierEngine {
       ? new Int32Array(new SharedArrayBuffer(4)) : null;
     this.stopping = null;
     this.ready = this.#start();
+    // the compiled module: given, or once the first worker has compiled it
+    this.compiled = module ? Promise.resolve(module) : Promise.race([
+      new Promise((resolve) => { this.onCompiled = resolve; }),
+      this.ready.then(() => this.module),
+    ]);
   }
 
   #start() {
@@ -95,6 +100,11 @@ export class VierEngine {
   }
 
   #receive(data) {
+    if (data.compiled) {
+      this.module = data.compiled;
+      if (this.onCompiled) this.onCompiled(data.compiled);
+      return;
+    }
     const p = this.pending.get(data.id);
     if (!p) {
       // the answer of a search stopped without ending the worker: its end, reported

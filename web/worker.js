@@ -9,7 +9,9 @@
 //               stops searches (below);
 //               {id, op: "think" | "analyse" | "solve" | "clear" | "info", ...}: one request
 //               (docs/web.md).
-// Messages out: {id, progress}: a finished depth of a search, as it happens;
+// Messages out: {id, compiled}: the module, compiled here (off the page's thread), as soon as
+//               it is, for the page's own instance;
+//               {id, progress}: a finished depth of a search, as it happens;
 //               {id, result} or {id, error}: the answer; the init's result also carries the
 //               compiled `module` and the `bookBytes`, for the next worker.
 //
@@ -73,7 +75,12 @@ async function init(msg) {
   await hold(msg.lock);
   hashMb = msg.hash_mb ?? null;
   stop = msg.stop ? new Int32Array(msg.stop) : null;
-  module = msg.module ?? (await compile(await fetchBytes(msg.wasm ?? "vier.wasm.gz")));
+  if (msg.module) {
+    module = msg.module;
+  } else {
+    module = await compile(await fetchBytes(msg.wasm ?? "vier.wasm.gz"));
+    postMessage({ id: msg.id, compiled: module });
+  }
   bookBytes = msg.bookBytes ?? (msg.book ? (await gunzip(await fetchBytes(msg.book))).buffer : null);
   await start();
   // the page keeps both for the next worker (a copy of the book: 2 MB, once); what the worker

@@ -168,9 +168,11 @@ function render(s) {
       cell.classList.toggle("win", wins.has(key));
       if (isNew) {
         cell.style.setProperty("--fall", String(s.height - r + 1));
-        cell.classList.remove("drop");
-        void cell.offsetWidth; // restart the animation
-        cell.classList.add("drop");
+        // another animation's name starts it again (removing and adding one class would need a
+        // layout in between)
+        const again = cell.classList.contains("drop");
+        cell.classList.toggle("drop", !again);
+        cell.classList.toggle("drop-again", again);
       }
     }
     col.setAttribute("aria-label", `Column ${c}: ${filled} of ${s.height} filled` +
@@ -341,14 +343,16 @@ function renderRecord(s) {
     b.textContent = `${ply}. ${moves[ply - 1]}${sign}`;
     b.title = `${name[b.dataset.disc]} in column ${moves[ply - 1]}` + (note ? `: ${note.words}` : "");
   }
-  // the current move in sight within the list (the page itself does not scroll)
-  const current = list.querySelector("button.current");
-  if (current && list.scrollHeight > list.clientHeight) {
+  // the current move in sight within the list (the page itself does not scroll), once the
+  // browser lays the page out anyway
+  requestAnimationFrame(() => {
+    const current = list.querySelector("button.current");
+    if (!current || list.scrollHeight <= list.clientHeight) return;
     const top = current.offsetTop - list.offsetTop;
     if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
       list.scrollTop = top - list.clientHeight / 2;
     }
-  }
+  });
 }
 
 function renderReview(s) {
