@@ -7,18 +7,21 @@
 - a Pons test set solved by the engine in the page's worker (`solve`: no book, one 1 MB table
   cleared per position, as `vier solve --no-book`), each position's time and score, the scores
   checked against the set's;
+- `--offline`: the page loaded once (its service worker keeps the folder), the server stopped,
+  then a reload: the time from the reload's navigation to the engine's first disc, and the bytes
+  that came from the network (none);
 - `--stalls`: the page's main thread while it loads, plays a 7x6 game against the engine at
-  100 ms a move with the analysis after every move, and reviews the game: the longest time it
-  was busy at a stretch (a 5 ms timer's worst lateness, and the browser's long tasks, which
-  are those over 50 ms);
+  100 ms a move with the analysis after every move, and reviews the game: its longest task
+  (Chromium's trace of the page's main thread: the longest event no other encloses), the
+  browser's long tasks (those over 50 ms), and a 5 ms timer's worst lateness;
 - `--review MOVES`: the time from asking for the review of the 7x6 game MOVES to its last
   position proven, with one worker and with a worker a core (`?workers=N`);
-- `--analysis`: the analysis of tests/web/test_page.py's 20 positions of 15 sizes (every
-  column proven, as `vier solve --all`), with one worker and with a worker a core, side by
-  side in one browser: each position's time and the speed-up.
+- `--analysis`: the analysis of 20 positions (`ANALYSIS_SET` below: every column proven, as
+  `vier solve --all`), with one worker and with a worker a core, one browser after the other:
+  each position's time and the speed-up.
 
     tools/web.sh && tools/web_measure.py [--folder target/web] [--set FILE] [--loads N]
-        [--stalls] [--review MOVES] [--analysis]
+        [--offline] [--stalls] [--review MOVES] [--analysis]
 
 Serves the folder with `python3 -m http.server` on a free port; needs Chromium, chromedriver
 and selenium (tools/test.sh installs them). Standard library and selenium only.
@@ -27,36 +30,83 @@ and selenium (tools/test.sh installs them). Standard library and selenium only.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import time
+from urllib.parse import urlsplit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "web"))
-from test_page import ANALYSED, StaticServer, new_driver, wait_for  # noqa: E402
+from test_page import StaticServer, new_driver, wait_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# 20 positions whose analysis takes the page some work: the first eleven 7x6 positions of Pons'
+# Test_L1_R2 with ten discs or more (past the page's book), and positions of the test games of
+# tests/web.rs on nine other sizes (no book), cut where `vier solve --all` needs 0.1 to 2 s.
+ANALYSIS_SET = [("7x6", m) for m in (
+    "32751571231557", "335662333565", "2416615552", "157564142155", "1616621455211",
+    "2541266355551", "5371555645", "23156612526", "13134411534775", "23766176641753",
+    "54676552255627")] + [
+    ("6x6", "2513"),
+    ("8x7", "32528887424"),
+    ("8x8", "325288874241854688"),
+    ("9x7", "32528887429188195526111"),
+    ("5x13", "2513144442142455244"),
+    ("7x9", "2577713147446472141545"),
+    ("11x5", "cjbebhhhkgdbiaghja"),
+    ("12x4", "cjbebhhhkgdbiag"),
+    ("10x4", "cjbebhhhgd"),
+]
 
 
 def cold_load(url):
     """(ms from navigation start to the engine's first disc, transferred bytes, entries)."""
     driver = new_driver()
     try:
-        # the engine plays first in every new game of this tab: the setting is the page's own,
-        # so a first visit sets it, and the measured visit is a second, cold, browser
+        # a fresh browser profile: nothing cached, no service worker yet
         driver.get(url)
         start = time.monotonic()
-        wait_for("the page", lambda: driver.execute_script("return !!window.vierGame"))
-        driver.execute_script("window.vierBackend.post('new', {engine: 'x'})")
-        wait_for("the engine's first disc", lambda: driver.execute_script(
-            "return window.vierGame.moves.length === 1"), limit=120)
-        ms = driver.execute_script("return performance.now()")
-        entries = driver.execute_script(
-            "return performance.getEntriesByType('resource').concat("
-            "performance.getEntriesByType('navigation')).map("
-            "e => [e.name, e.transferSize, e.encodedBodySize])")
+        ms, entries = first_move(driver)
         return ms, time.monotonic() - start, entries
     finally:
         driver.quit()
+
+
+def first_move(driver):
+    """A new game with the engine first: ms from the navigation's start to its disc, and the
+    page's performance entries [name, transferred, body]."""
+    wait_for("the page", lambda: driver.execute_script("return !!window.vierGame"))
+    driver.execute_script("window.vierBackend.post('new', {engine: 'x'})")
+    wait_for("the engine's first disc", lambda: driver.execute_script(
+        "return window.vierGame.moves.length === 1"), limit=120)
+    ms = driver.execute_script("return performance.now()")
+    entries = driver.execute_script(
+        "return performance.getEntriesByType('resource').concat("
+        "performance.getEntriesByType('navigation')).map("
+        "e => [e.name, e.transferSize, e.encodedBodySize])")
+    return ms, entries
+
+
+def offline_reload(folder):
+    """The reload with the server stopped: (ms to the engine's first disc, bytes transferred,
+    whether the service worker controlled the page)."""
+    server = StaticServer(folder)  # its own: stopped below
+    driver = new_driver()
+    try:
+        opened(driver, server.url)
+        wait_for("the service worker", lambda: driver.execute_script(
+            "return !!navigator.serviceWorker.controller"), limit=60)
+        server.stop()
+        server = None
+        driver.refresh()
+        ms, entries = first_move(driver)
+        controlled = driver.execute_script("return !!navigator.serviceWorker.controller")
+        return ms, sum(e[1] for e in entries), controlled
+    finally:
+        driver.quit()
+        if server:
+            server.stop()
 
 
 def solve_set(url, path):
@@ -131,10 +181,56 @@ new PerformanceObserver((list) => {
 """
 
 
+def traced_driver():
+    """Headless Chromium whose trace (the timeline's events) selenium's performance log keeps."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    opts.add_experimental_option("perfLoggingPrefs", {
+        "enableNetwork": False, "enablePage": False, "traceCategories": "devtools.timeline,toplevel"})
+    return webdriver.Chrome(options=opts, service=Service(executable_path=shutil.which("chromedriver")))
+
+
+def main_thread_tasks(events, url):
+    """The tasks of the page's main thread (the thread that evaluated its scripts), longest
+    first: (ms, name), each an event no other event of the thread encloses."""
+    host = urlsplit(url).netloc
+    main = next(((e["pid"], e["tid"]) for e in events
+                 if host in json.dumps(e.get("args", {})) and e["name"] == "EvaluateScript"), None)
+    if main is None:
+        return []
+    spans = sorted(((e["ts"], e["ts"] + e["dur"], e["name"]) for e in events
+                    if (e["pid"], e["tid"]) == main and e.get("ph") == "X" and "dur" in e),
+                   key=lambda x: (x[0], -x[1]))
+    top, end = [], -1.0
+    for start, stop, name in spans:
+        if start >= end:
+            top.append(((stop - start) / 1000, name))
+            end = stop
+        elif stop > end:
+            # overlapping but not enclosed: the stretch goes on
+            ms, first = top[-1]
+            top[-1] = (ms + (stop - end) / 1000, first)
+            end = stop
+    return sorted(top, reverse=True)
+
+
 def stalls(url):
     """The longest stretches the page's main thread was busy: loading, a game against the
     engine with the analysis after every move, its review."""
-    driver = new_driver()
+    driver = traced_driver()
+    events = []
+
+    def collect():
+        for entry in driver.get_log("performance"):
+            m = json.loads(entry["message"])["message"]
+            if m.get("method") == "Tracing.dataCollected":
+                events.append(m["params"])
     try:
         # the probe runs before the page's own scripts, from the navigation on
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STALL_PROBE})
@@ -153,10 +249,12 @@ def stalls(url):
             driver.find_element("css selector", f'[data-column="{col}"]').click()
             wait_for("the move", lambda: len(driver.execute_script(
                 "return window.vierGame.moves")) > len(s["moves"]))
+            collect()
         wait_for("the review", lambda: driver.execute_script(
             "return window.vierGame.review && window.vierGame.review.complete"), limit=600)
         out = driver.execute_script("return window.vierStalls")
-        return out, s["moves"]
+        collect()
+        return out, s["moves"], main_thread_tasks(events, url)
     finally:
         driver.quit()
 
@@ -215,7 +313,7 @@ def analysis(url, workers):
               return [out, window.vierLanes.length];
             })().then(done, (e) => done(String(e)));
             """,
-            [list(p) for p in ANALYSED],
+            [list(p) for p in ANALYSIS_SET],
         )
     finally:
         driver.quit()
@@ -226,6 +324,7 @@ def main():
     ap.add_argument("--folder", default=os.path.join(ROOT, "target", "web"))
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--loads", type=int, default=3)
+    ap.add_argument("--offline", action="store_true")
     ap.add_argument("--stalls", action="store_true")
     ap.add_argument("--review", metavar="MOVES")
     ap.add_argument("--analysis", action="store_true")
@@ -245,13 +344,19 @@ def main():
             print(json.dumps(r))
             if r["wrong"]:
                 sys.exit(1)
+        if a.offline:
+            ms, transferred, controlled = offline_reload(a.folder)
+            print(f"offline reload (server stopped): first engine move at {ms:.0f} ms after "
+                  f"navigation, {transferred} bytes from the network, service worker in control: "
+                  f"{controlled}")
         if a.stalls:
-            found, moves = stalls(server.url)
+            found, moves, traced = stalls(server.url)
             tasks = sorted(found["longTasks"], reverse=True)
             print(f"main thread, loading, a game ({moves}) with the analysis after every move and "
-                  f"its review: longest busy stretch {found['late']:.0f} ms (a 5 ms timer's worst "
-                  f"lateness); long tasks over 50 ms: {len(tasks)}"
-                  + (f", longest {tasks[0]:.0f} ms" if tasks else ""))
+                  f"its review: longest task {traced[0][0]:.1f} ms ({traced[0][1]}), then "
+                  + ", ".join(f"{ms:.1f}" for ms, _ in traced[1:6])
+                  + f" ms ({len(traced)} tasks traced); long tasks over 50 ms: {len(tasks)}; "
+                  f"a 5 ms timer's worst lateness {found['late']:.0f} ms")
         if a.review:
             for workers in (1, 0):
                 seconds, proven, positions, used = review(server.url, a.review, workers or "")
