@@ -9,9 +9,8 @@
 //! or an answer with an older key is ignored.
 //!
 //! A driver with several engines (the page's workers: [`Conductor::set_lanes`]) runs as many
-//! searches at once: an analysis's search of every column with single columns beside it, a
-//! review one position a lane. It calls [`Conductor::work`] again after each search handed
-//! out, until none comes.
+//! searches at once: an analysis one column a lane, a review one position a lane. It calls
+//! [`Conductor::work`] again after each search handed out, until none comes.
 
 use super::game::{self, View};
 use super::state::{Job, Refused, Search, State};
@@ -278,7 +277,11 @@ mod tests {
         let out = c.change(|st| st.request("analyse", "")).unwrap();
         let orders = all(&mut c, out);
         let columns: Vec<Option<usize>> = orders.iter().map(|o| o.only).collect();
-        assert_eq!(columns, [None, Some(0), Some(6)], "all columns, two alone");
+        assert_eq!(
+            columns,
+            [Some(3), Some(2), Some(4)],
+            "three lanes, centre first"
+        );
         // one ends: the next column takes its lane
         let out = c.searched(orders[1].key, Some(2));
         assert_eq!(out.search.map(|o| o.only), Some(Some(1)));

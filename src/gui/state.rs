@@ -690,12 +690,11 @@ impl State {
     }
 
     /// The next search of `job`, after the searches `done` and beside those `running`, with
-    /// `lanes` searches at once at most: a move is one search. An analysis searches every
-    /// column at once first (MultiPV, which ends as soon as the best column is proven), then
-    /// each column left unproven alone, the edges first; with more lanes, those single columns
-    /// start beside the search of them all, one a lane (the edges first: the search of all
-    /// columns proves the best one, most often near the centre). A review searches each
-    /// position of the game, the last first, one a lane. `None` when nothing is left to start.
+    /// `lanes` searches at once at most: a move is one search. An analysis with one lane
+    /// searches every column at once first (MultiPV, which ends as soon as the best column
+    /// is proven), then each column left unproven alone; with more lanes each column alone
+    /// from the start, the centre first, one a lane. A review searches each position of the
+    /// game, the last first. `None` when nothing is left to start.
     pub fn next_search(
         &self,
         job: &Job,
@@ -714,22 +713,19 @@ impl State {
                 })
             }
             Job::Analyse { .. } => {
-                if started().all(|s| s.only.is_some()) {
+                if lanes <= 1 && done.is_empty() && running.is_empty() {
                     return Some(Search {
                         movetime: ANALYSIS_MS,
                         only: None,
                         upto: None,
                     });
                 }
-                if lanes <= 1 && !running.is_empty() {
-                    return None;
-                }
                 let centre = (view.width + 1) as f32 / 2.0;
                 let mut columns = view.legal.clone();
                 columns.sort_by(|a, b| {
-                    (*b as f32 - centre)
+                    (*a as f32 - centre)
                         .abs()
-                        .total_cmp(&(*a as f32 - centre).abs())
+                        .total_cmp(&(*b as f32 - centre).abs())
                         .then(a.cmp(b))
                 });
                 columns
@@ -1125,35 +1121,21 @@ mod tests {
     }
 
     #[test]
-    fn with_several_lanes_an_analysis_searches_single_columns_beside_all_of_them() {
+    fn with_several_lanes_an_analysis_searches_each_column_alone_centre_first() {
         let st = two_people("44");
         let job = Job::Analyse {
             size: st.size(),
             moves: st.moves(),
         };
         let view = st.view();
-        let all = st.next_search(&job, &view, &[], &[], 1).unwrap();
-        assert_eq!(all.only, None, "every column at once first");
-        assert_eq!(
-            st.next_search(&job, &view, &[], &[all], 1),
-            None,
-            "one lane"
-        );
-        let mut running = vec![all];
-        while let Some(s) = st.next_search(&job, &view, &[], &running, 8) {
+        let one = st.next_search(&job, &view, &[], &[], 1).unwrap();
+        assert_eq!(one.only, None, "one lane: every column at once first");
+        let mut running = Vec::new();
+        while let Some(s) = st.next_search(&job, &view, &[], &running, 7) {
             running.push(s);
         }
         let order: Vec<Option<usize>> = running.iter().map(|s| s.only).collect();
-        let want = [
-            None,
-            Some(1),
-            Some(7),
-            Some(2),
-            Some(6),
-            Some(3),
-            Some(5),
-            Some(4),
-        ];
-        assert_eq!(order, want, "then each column alone, the edges first");
+        let want = [4, 3, 5, 2, 6, 1, 7].map(Some);
+        assert_eq!(order, want);
     }
 }
