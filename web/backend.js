@@ -9,7 +9,8 @@
 // (web/engine.js, web/worker.js), one search a worker: the engine's moves in the first, the
 // columns of an analysis and the positions of a review in as many as the machine has cores
 // (and memory: see `lanes`). Searches no longer wanted (the person took a move back, changed a
-// setting) are stopped by ending their workers; fresh ones take the next.
+// setting) are stopped (VierEngine.stop: at once through shared memory where the page is
+// cross-origin isolated, else by ending the worker); the next searches take the free workers.
 //
 // Once the engine is ready, a service worker (sw.js) keeps the folder's files for a reload
 // without the network.
