@@ -94,8 +94,8 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Skip("release builds of minutes: tests/web.rs builds the module and checks it"),
         ),
         (
-            "tools/web_measure.py --loads 3",
-            Skip("needs the folder of tools/web.sh (minutes): tests/web.rs loads the page in Chromium"),
+            "tools/web_measure.py --loads 3 --offline --stalls",
+            Skip("needs the folder of tools/web.sh (minutes): tests/web.rs loads the page in Chromium, offline too"),
         ),
         (
             "tools/web_measure.py --loads 0 --set tests/data/pons/Test_L1_R1",

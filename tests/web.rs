@@ -5,11 +5,16 @@
 //!   best in a 7x6 opening), and bad requests must get errors;
 //! - runs tests/web/test_page.py: the folder served by `python3 -m http.server` (no vier
 //!   process) in headless Chromium with selenium: games clicked to the end on 7x6, 12x4 and
-//!   8x8, the analysis of 20 positions equal to `vier solve --all`, a level changed mid-game,
-//!   live depth and a search stopped by undo, no request outside the folder. It saves
-//!   screenshots of the 7x6 and 12x4 games to the target directory, or to the folder
-//!   VIER_WEB_SCREENSHOTS names (`VIER_WEB_SCREENSHOTS=$PWD/docs cargo test --test web` renews
-//!   docs/web-7x6.png and docs/web-12x4.png).
+//!   8x8, the analysis of 20 positions equal to `vier solve --all` (in a worker a core), a
+//!   level changed mid-game, live depth and a search stopped by undo, no request outside the
+//!   folder; a link restores its position, a reload keeps the game, the service worker
+//!   controls the page and a reload with the server stopped plays and analyses, a page opened
+//!   as a file says how to serve it, on a phone no two labels overlap and nothing scrolls
+//!   sideways, the move list steps back and forward, a finished game's review marks a planted
+//!   blunder as `vier solve --all` does, two games at level 1 differ, and after a stop no
+//!   second worker is alive. It saves screenshots (desktop and phone, light and dark, a
+//!   review, 12x4) to the target directory, or to the folder VIER_WEB_SCREENSHOTS names
+//!   (`VIER_WEB_SCREENSHOTS=$PWD/docs cargo test --test web` renews docs/web-*.png).
 //!
 //! The folder is built under this build's target directory (`CARGO_TARGET_TMPDIR`), the module
 //! without link-time optimisation (the tests time nothing), and the build is reused by the next
@@ -166,7 +171,14 @@ fn the_static_page_plays_and_analyses_in_chromium() {
     let shots = std::env::var_os("VIER_WEB_SCREENSHOTS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web"));
-    let names = ["web-7x6.png", "web-12x4.png"];
+    let names = [
+        "web-7x6.png",
+        "web-7x6-dark.png",
+        "web-phone.png",
+        "web-phone-dark.png",
+        "web-review.png",
+        "web-12x4.png",
+    ];
     for n in names {
         let _ = std::fs::remove_file(shots.join(n));
     }
@@ -178,7 +190,7 @@ fn the_static_page_plays_and_analyses_in_chromium() {
             ("VIER_WEB_SCREENSHOTS", shots.as_os_str()),
         ],
     );
-    assert!(ran >= 7, "tests/web/test_page.py ran {ran} tests");
+    assert!(ran >= 16, "tests/web/test_page.py ran {ran} tests");
     for n in names {
         let png = std::fs::read(shots.join(n)).unwrap_or_default();
         assert!(

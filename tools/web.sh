@@ -2,7 +2,8 @@
 # vier in the browser as a folder of static files (docs/web.md): the engine and the page's game
 # compiled to WebAssembly (web/engine) as vier.wasm.gz, the 7x6 book of every position with up
 # to 9 discs cut from the built-in book as 7x6.book.gz, vier gui's page with the backend that
-# needs no server (web/backend.js), and the engine's worker.
+# needs no server (web/backend.js), the engine's worker, and the service worker (sw.js) that
+# keeps the build's files for a reload without the network.
 #
 #   tools/web.sh [OUT]              (default: target/web)
 #   python3 -m http.server -d target/web    # any static file server will do
@@ -52,17 +53,29 @@ gzip -9 -n -c "$book" >"$out/7x6.book.gz"
 say "unpacked: vier.wasm $(wc -c <"$wasm") bytes, 7x6.book $(wc -c <"$book") bytes"
 # the page is vier gui's own (src/gui/web, not copied in the repository); its backend.js here is
 # web/backend.js, the game and the engine in this browser, where vier gui serves server.js
-cp src/gui/web/index.html src/gui/web/app.js src/gui/web/style.css src/gui/web/icon.svg "$out/"
+cp src/gui/web/index.html src/gui/web/app.js src/gui/web/style.css src/gui/web/icon.svg \
+    src/gui/web/manifest.webmanifest "$out/"
 cp web/backend.js web/engine.js web/wasm.js web/worker.js "$out/"
+# the service worker keeps this build's files for a reload without the network: each file with
+# its SHA-256 (checked as it is cached), and the build's hash, of all of them, names its cache
+files=""
+for f in "$out"/*; do
+    [ -f "$f" ] || continue
+    sum=$(sha256sum "$f" | cut -d' ' -f1)
+    files="$files${files:+, }[\"$(basename "$f")\", \"$sum\"]"
+done
+build=$(printf '%s' "$files" | sha256sum | cut -c1-16)
+sed -e "s|/\*BUILD\*/|$build|" -e "s|/\*FILES\*/ \[\]|[$files]|" web/sw.js >"$out/sw.js"
+say "build $build"
 
 total=0
 for f in "$out"/*; do
     [ -f "$f" ] || continue
     n=$(wc -c <"$f")
     total=$((total + n))
-    printf '%-14s %10d\n' "$(basename "$f")" "$n" >&2
+    printf '%-22s %10d\n' "$(basename "$f")" "$n" >&2
 done
-printf '%-14s %10d\n' total "$total" >&2
+printf '%-22s %10d\n' total "$total" >&2
 say "built $out in $(($(date +%s) - started)) s"
 # the issue's budget for the first load: page, engine and book
 limit=5000000

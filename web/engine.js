@@ -15,6 +15,23 @@
 // error, and starts a fresh worker from the compiled module and the book bytes the first one
 // handed back: no second download or compile, a few milliseconds. What the old worker's tables
 // had learnt is lost (a stopped search is rare: a new game, a move taken back).
+//
+// The fresh worker starts only once the old one has ended: each worker holds a Web Lock named
+// after it (navigator.locks) as long as it lives, so the lock's release is the old worker's
+// report that it has ended, and no engine ever has two workers alive (nor their memory).
+// Chromium ends a worker busy in WebAssembly only 2 s after terminate(), so this costs the next
+// search up to 2 s.
+//
+// A cross-origin isolated page (every load after the first, through the folder's service
+// worker, which adds the headers) stops a search without ending its worker: the page writes
+// the id up to which requests are stopped into a SharedArrayBuffer the worker reads as the
+// engine's clock ticks (web/worker.js); the search answers within its next poll of the clock,
+// the worker reports the stopped search's end, and keeps its tables.
+
+// Workers of this page so far: each gets its own lock name (locks are the origin's: the page's
+// own mark tells them from another tab's).
+let workers = 0;
+const page = Math.random().toString(36).slice(2, 10);
 
 export class VierEngine {
   constructor({
@@ -22,28 +39,56 @@ export class VierEngine {
     wasm = new URL("./vier.wasm.gz", import.meta.url).href,
     book = new URL("./7x6.book.gz", import.meta.url).href,
     module = null,
+    bookBytes = null,
+    // the tables' megabytes (the engine's default if null)
+    hashMb = null,
+    // a name for this engine's workers' locks
+    name = "vier",
   } = {}) {
     this.workerUrl = worker;
     this.source = { wasm, book };
     // the compiled module (given, or once the first worker has compiled it) and the book's
-    // bytes, once the first worker has them
+    // bytes (given, or once the first worker has them)
     this.module = module;
-    this.bookBytes = null;
+    this.bookBytes = bookBytes;
+    this.hashMb = hashMb;
+    this.name = name;
+    this.lock = null;
     this.nextId = 1;
     this.pending = new Map();
+    // workers ended by stop(), and searches stopped without (each reported by its worker)
     this.restarts = 0;
+    this.stops = [];
+    // the stop mark the worker reads, where memory can be shared with it
+    this.stopMark = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function"
+      ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.stopping = null;
     this.ready = this.#start();
+    // the compiled module: given, or once the first worker has compiled it
+    this.compiled = module ? Promise.resolve(module) : Promise.race([
+      new Promise((resolve) => { this.onCompiled = resolve; }),
+      this.ready.then(() => this.module),
+    ]);
   }
 
   #start() {
     this.worker = new Worker(this.workerUrl, { type: "module" });
     this.worker.onmessage = ({ data }) => this.#receive(data);
     this.worker.onerror = (e) => this.#fail(new Error(`the engine's worker failed: ${e.message ?? e}`));
+    this.lock = `vier-worker ${page} ${this.name} ${++workers}`;
     const init = {
       ...(this.module ? { module: this.module } : { wasm: this.source.wasm }),
       ...(this.bookBytes ? { bookBytes: this.bookBytes } : { book: this.source.book }),
+      lock: this.lock,
+      hash_mb: this.hashMb,
+      stop: this.stopMark ? this.stopMark.buffer : null,
     };
     return this.#send("init", init);
+  }
+
+  // Waits until the worker that held `lock` has ended (at once where there are no Web Locks).
+  static async ended(lock) {
+    if (lock && globalThis.navigator?.locks) await navigator.locks.request(lock, () => {});
   }
 
   #send(op, params, onProgress) {
@@ -55,8 +100,21 @@ export class VierEngine {
   }
 
   #receive(data) {
+    if (data.compiled) {
+      this.module = data.compiled;
+      if (this.onCompiled) this.onCompiled(data.compiled);
+      return;
+    }
     const p = this.pending.get(data.id);
-    if (!p) return;
+    if (!p) {
+      // the answer of a search stopped without ending the worker: its end, reported
+      const s = this.stopping;
+      if (s && data.id === s.busy && data.progress === undefined) {
+        this.stops.push({ id: data.id, ms: performance.now() - s.at });
+        this.stopping = null;
+      }
+      return;
+    }
     if (data.progress) {
       p.last = data.progress;
       if (p.onProgress) p.onProgress(data.progress);
@@ -107,12 +165,14 @@ export class VierEngine {
     return this.request("info");
   }
 
-  // Ends whatever runs (see above) and starts a fresh worker; the promise is the new
-  // worker's readiness. An idle worker is kept, with what its tables learnt.
+  // Stops whatever runs (see above): a think answers with its last report's move, anything
+  // else fails with "stopped". The promise is the engine's readiness for the next request. An
+  // idle worker is kept, with what its tables learnt.
   stop() {
     if (this.pending.size === 0) return this.ready;
-    this.worker.terminate();
-    this.restarts++;
+    const ids = [...this.pending.keys()];
+    const cooperative = this.stopMark !== null &&
+      [...this.pending.values()].every((p) => p.op !== "init");
     for (const p of this.pending.values()) {
       if (p.op === "think" && p.last) {
         p.resolve({ ...p.last, stopped: true });
@@ -123,7 +183,16 @@ export class VierEngine {
       }
     }
     this.pending.clear();
-    this.ready = this.#start();
+    if (cooperative) {
+      // the request running is the oldest pending one; those after it are skipped
+      Atomics.store(this.stopMark, 0, Math.max(...ids));
+      this.stopping = { busy: Math.min(...ids), at: performance.now() };
+      return this.ready;
+    }
+    this.worker.terminate();
+    const old = this.lock;
+    this.restarts++;
+    this.ready = VierEngine.ended(old).then(() => this.#start());
     return this.ready;
   }
 

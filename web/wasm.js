@@ -91,5 +91,9 @@ export async function instantiate(module, { onProgress = () => {}, now = () => p
     get broken() {
       return broken !== null;
     },
+    // The instance's memory now, in bytes (its tables, the book, the game).
+    memoryBytes() {
+      return memory.buffer.byteLength;
+    },
   };
 }

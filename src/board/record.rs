@@ -94,6 +94,16 @@ impl Record {
         (!played.is_empty()).then_some(played)
     }
 
+    /// The whole line: the moves played, then the ones taken back in the order they were
+    /// played (what a replay would play again).
+    pub fn line(&self) -> Vec<usize> {
+        self.moves
+            .iter()
+            .chain(self.undone.iter().rev())
+            .copied()
+            .collect()
+    }
+
     /// Whether there are moves taken back to play again.
     pub fn can_redo(&self) -> bool {
         !self.undone.is_empty()
@@ -128,6 +138,10 @@ mod tests {
         r.undo_until(persons_turn);
         r.play(0).unwrap();
         assert!(!r.can_redo(), "a new move forgets what was taken back");
+        assert_eq!(r.line(), [3, 3, 0]);
+        r.undo_until(|p| p.discs() == 1);
+        assert_eq!(r.line(), [3, 3, 0], "the line keeps the moves taken back");
+        assert_eq!(r.moves(), [3]);
     }
 
     #[test]

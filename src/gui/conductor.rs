@@ -4,9 +4,13 @@
 //! engine process over the protocol; the page without a server (web/) runs them in a Web Worker
 //! with the engine compiled to WebAssembly. Neither decides anything about the game.
 //!
-//! Every call answers an [`Outcome`]: whether the search under way must stop (the position or
+//! Every call answers an [`Outcome`]: whether the searches under way must stop (the position or
 //! the settings changed), and the next search to start, if any. Searches carry a key; a report
 //! or an answer with an older key is ignored.
+//!
+//! A driver with several engines (the page's workers: [`Conductor::set_lanes`]) runs as many
+//! searches at once: an analysis one column a lane, a review one position a lane. It calls
+//! [`Conductor::work`] again after each search handed out, until none comes.
 
 use super::game::{self, View};
 use super::state::{Job, Refused, Search, State};
@@ -46,9 +50,15 @@ struct Active {
     job: Job,
     view: View,
     done: Vec<Search>,
-    /// The search under way and its key.
-    running: Option<(Search, u64)>,
+    /// The searches under way and their keys.
+    running: Vec<(Search, u64)>,
     started: Duration,
+}
+
+impl Active {
+    fn search(&self, key: u64) -> Option<Search> {
+        self.running.iter().find(|r| r.1 == key).map(|r| r.0)
+    }
 }
 
 /// A game's state with the work its engine does.
@@ -62,6 +72,8 @@ pub struct Conductor {
     /// No one watches the game (its last tab closed) since anyone last asked for it: the search
     /// under way stops and none starts (issue 68: a dropped game's engine searched on).
     dropped: bool,
+    /// Searches the driver runs at once.
+    lanes: usize,
 }
 
 impl Conductor {
@@ -72,7 +84,13 @@ impl Conductor {
             key: 0,
             ready: false,
             dropped: false,
+            lanes: 1,
         }
+    }
+
+    /// How many searches the driver can run at once (at least 1, the default).
+    pub fn set_lanes(&mut self, lanes: usize) {
+        self.lanes = lanes.max(1);
     }
 
     /// Whether someone watches the game (a change the person asks for says so too); the driver
@@ -111,18 +129,20 @@ impl Conductor {
         self.work()
     }
 
-    /// Whether the search `key` is the one under way.
+    /// Whether the search `key` is one under way.
     pub fn is_current(&self, key: u64) -> bool {
         self.active
             .as_ref()
-            .is_some_and(|a| a.running.map(|r| r.1) == Some(key))
+            .is_some_and(|a| a.search(key).is_some())
     }
 
-    /// A report of the search `key` at `depth`: the thinking line of a move, or columns'
-    /// values. A report of an older search is moot: nothing changes.
+    /// A report of the search `key` at `depth`: the thinking line of a move, columns' values,
+    /// or a review's position's. A report of an older search is moot: nothing changes.
     pub fn report(&mut self, key: u64, depth: u32, lines: &[Line]) {
-        if let Some(a) = self.active.as_ref().filter(|_| self.is_current(key)) {
-            self.state.report(&a.job, &a.view, depth, lines);
+        if let Some(a) = self.active.as_ref() {
+            if let Some(search) = a.search(key) {
+                self.state.report(&a.job, &a.view, &search, depth, lines);
+            }
         }
     }
 
@@ -132,12 +152,17 @@ impl Conductor {
             return self.work();
         }
         let a = self.active.as_mut().expect("the current search's job");
-        let (search, _) = a.running.take().expect("the current search");
+        let at = a.running.iter().position(|r| r.1 == key).expect("current");
+        let (search, _) = a.running.remove(at);
         a.done.push(search);
-        if let Job::Move { .. } = a.job {
-            let ms = clock::now().saturating_sub(a.started).as_millis() as u64;
-            let (job, view) = (a.job.clone(), a.view.clone());
-            self.state.finish_move(&job, &view, best.map(|c| c + 1), ms);
+        let (job, view) = (a.job.clone(), a.view.clone());
+        match job {
+            Job::Move { .. } => {
+                let ms = clock::now().saturating_sub(a.started).as_millis() as u64;
+                self.state.finish_move(&job, &view, best.map(|c| c + 1), ms);
+            }
+            Job::Review { .. } => self.state.review_searched(&job, &search),
+            Job::Analyse { .. } => {}
         }
         self.work()
     }
@@ -159,7 +184,8 @@ impl Conductor {
         self.work()
     }
 
-    /// After any change: drops a job that is no longer wanted and hands out the next search.
+    /// After any change: drops a job that is no longer wanted (every search of it stops) and
+    /// hands out the next search, if a lane is free.
     pub fn work(&mut self) -> Outcome {
         let want = self.state.job().filter(|_| !self.dropped);
         let mut stop = false;
@@ -169,7 +195,7 @@ impl Conductor {
             .is_some_and(|a| Some(&a.job) != want.as_ref())
         {
             let a = self.active.take().expect("checked");
-            stop = a.running.is_some();
+            stop = !a.running.is_empty();
             self.state.thinking = None;
             if self.state.engine.state != "error" {
                 self.state.engine.state = "ready";
@@ -194,24 +220,29 @@ impl Conductor {
                     job,
                     view,
                     done: Vec::new(),
-                    running: None,
+                    running: Vec::new(),
                     started: clock::now(),
                 });
             }
             let a = self.active.as_mut().expect("made above");
-            if a.running.is_some() {
+            if a.running.len() >= self.lanes {
                 break;
             }
-            match self.state.next_search(&a.job, &a.view, &a.done) {
+            let running: Vec<Search> = a.running.iter().map(|r| r.0).collect();
+            match self
+                .state
+                .next_search(&a.job, &a.view, &a.done, &running, self.lanes)
+            {
                 Some(s) => {
                     self.key += 1;
-                    a.running = Some((s, self.key));
-                    let order = order(&a.job, s, self.key, self.state.seed);
+                    a.running.push((s, self.key));
+                    let order = order(&a.job, s, self.key, self.state.game_seed());
                     return Outcome {
                         stop,
                         search: Some(order),
                     };
                 }
+                None if !a.running.is_empty() => break,
                 None => {
                     if let Job::Analyse { .. } = a.job {
                         let view = a.view.clone();
@@ -229,14 +260,84 @@ impl Conductor {
 
 /// The search `s` of `job` as a driver runs it.
 fn order(job: &Job, s: Search, key: u64, seed: u64) -> Order {
+    let moves = job.moves();
+    let upto = s.upto.unwrap_or(moves.len()).min(moves.len());
     Order {
         key,
         size: job.size(),
-        moves: job.moves().iter().map(|c| c - 1).collect(),
+        moves: moves[..upto].iter().map(|c| c - 1).collect(),
         movetime: s.movetime,
         multipv: if s.only.is_some() { 1 } else { job.multipv() },
         only: s.only.map(|c| c - 1),
         level: job.level(),
         seed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The searches handed out after `out`, calling `work` until none comes (as the page does).
+    fn all(c: &mut Conductor, out: Outcome) -> Vec<Order> {
+        let mut orders: Vec<Order> = out.search.into_iter().collect();
+        while let Some(o) = c.work().search {
+            orders.push(o);
+        }
+        orders
+    }
+
+    #[test]
+    fn lanes_run_as_many_searches_at_once_and_a_change_stops_them_all() {
+        let mut c = Conductor::new(State::new(1));
+        c.set_lanes(3);
+        c.change(|st| st.request("settings", r#"{"engine": "none"}"#))
+            .unwrap();
+        let out = c.engine("ready", "");
+        assert_eq!(out.search, None, "nothing to do yet");
+        let out = c.change(|st| st.request("analyse", "")).unwrap();
+        let orders = all(&mut c, out);
+        let columns: Vec<Option<usize>> = orders.iter().map(|o| o.only).collect();
+        assert_eq!(
+            columns,
+            [Some(3), Some(2), Some(4)],
+            "three lanes, centre first"
+        );
+        // one ends: the next column takes its lane
+        let out = c.searched(orders[1].key, Some(2));
+        assert_eq!(out.search.map(|o| o.only), Some(Some(1)));
+        // a move makes the analysis moot: every search under way stops
+        let out = c
+            .change(|st| st.request("move", r#"{"column": 4}"#))
+            .unwrap();
+        assert!(out.stop);
+        assert!(!c.is_current(orders[0].key));
+    }
+
+    #[test]
+    fn a_review_hands_out_each_position_of_the_game_once() {
+        let mut c = Conductor::new(State::new(1));
+        c.set_lanes(2);
+        c.change(|st| st.request("settings", r#"{"engine": "none"}"#))
+            .unwrap();
+        c.change(|st| st.request("link", r#"{"link": "7x6/4414"}"#))
+            .unwrap();
+        let out = c.engine("ready", "");
+        assert_eq!(out.search, None, "an unfinished game is reviewed on demand");
+        let out = c.change(|st| st.request("review", "")).unwrap();
+        let orders = all(&mut c, out);
+        let positions: Vec<usize> = orders.iter().map(|o| o.moves.len()).collect();
+        assert_eq!(positions, [4, 3], "the last positions first, one a lane");
+        let mut seen = positions;
+        let mut pending: Vec<u64> = orders.iter().map(|o| o.key).collect();
+        while let Some(key) = pending.pop() {
+            if let Some(o) = c.searched(key, None).search {
+                seen.push(o.moves.len());
+                pending.push(o.key);
+            }
+        }
+        seen.sort();
+        assert_eq!(seen, [0, 1, 2, 3, 4]);
+        assert_eq!(c.state.job(), None, "the review is done");
     }
 }

@@ -37,6 +37,7 @@ const SCRIPT: &str = include_str!("web/app.js");
 const BACKEND: &str = include_str!("web/server.js");
 const STYLE: &str = include_str!("web/style.css");
 const ICON: &str = include_str!("web/icon.svg");
+const MANIFEST: &str = include_str!("web/manifest.webmanifest");
 
 pub struct App {
     engine: EngineCmd,
@@ -77,6 +78,10 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
             get(|| async { page("text/css; charset=utf-8", STYLE) }),
         )
         .route("/icon.svg", get(|| async { page("image/svg+xml", ICON) }))
+        .route(
+            "/manifest.webmanifest",
+            get(|| async { page("application/manifest+json", MANIFEST) }),
+        )
         .route("/api/session", post(create))
         .route("/api/session/{id}", get(state))
         .route("/api/session/{id}/events", get(events))
@@ -87,6 +92,9 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .route("/api/session/{id}/settings", post(settings))
         .route("/api/session/{id}/position", post(position))
         .route("/api/session/{id}/analyse", post(analyse))
+        // the other changes of the game's state machine (`goto`, `resume`, `review`, `link`,
+        // `restore`): their JSON bodies are read and checked by the state itself
+        .route("/api/session/{id}/{what}", post(other_change))
         // Pons-style `GET /solve`, the route `vier serve` serves (issue 50)
         .merge(crate::serve::routes(crate::serve::SolveLimits::default()))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
@@ -339,6 +347,14 @@ async fn redo(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
 
 async fn analyse(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
     apply(&app, &id, |st| conflict(st.want_analysis()))
+}
+
+async fn other_change(
+    State(app): State<Shared>,
+    Path((id, what)): Path<(String, String)>,
+    body: String,
+) -> Answer {
+    apply(&app, &id, |st| st.request(&what, &body))
 }
 
 fn bad(msg: String) -> ApiError {

@@ -270,8 +270,9 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
     drop(slot);
 }
 
-/// What the engine was last set up for: the board, the lines and the skill level.
-type Configured = (Size, usize, u64);
+/// What the engine was last set up for: the board, the lines, the skill level and its seed
+/// (each game has its own).
+type Configured = (Size, usize, u64, u64);
 
 /// Runs one search of the conductor's on the engine: its options, the position, `go`, the
 /// reports as they come. `Ok` with the next search the conductor hands out (after the answer,
@@ -285,7 +286,7 @@ async fn run_search(
 ) -> Result<Option<Order>, String> {
     let full = crate::engine::settings::SKILL.max;
     let (size, multipv, level) = (order.size, order.multipv, order.level);
-    if *configured != Some((size, multipv, level)) {
+    if *configured != Some((size, multipv, level, order.seed)) {
         // an engine that was never given a level is left without the option (another engine
         // may not have it)
         let leveled = configured.is_some_and(|c| c.2 != full);
@@ -303,7 +304,7 @@ async fn run_search(
         e.send(&format!("setoption name MultiPV value {multipv}"))
             .await?;
         e.ready().await?;
-        *configured = Some((size, multipv, level));
+        *configured = Some((size, multipv, level, order.seed));
     }
     let mut line = String::from("position startpos");
     let mut heights = vec![0usize; size.width()];

@@ -30,6 +30,7 @@ try:
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
     sys.exit("selenium is missing: tools/test.sh installs it into target/test-venv and runs the "
@@ -505,6 +506,104 @@ class BrowserTests(unittest.TestCase):
         # a column button with the keyboard focus plays on Enter
         self.driver.find_element(By.CSS_SELECTOR, '[data-column="2"]').send_keys("\n")
         wait_for("the disc in column 2", lambda: p.disc(2, 1) == "x")
+
+    def keys_play(self, body, moves):
+        """Plays `moves` with the digit keys, one answered before the next."""
+        for i in range(len(moves)):
+            body.send_keys(moves[i])
+            wait_for(f"the move {moves[i]}", lambda: self.page.state()["moves"] == moves[:i + 1])
+
+    def test_a_link_restores_its_position_and_the_address_follows_the_moves(self):
+        p = self.page
+        self.driver.get(self.server.url + "#7x6/445")
+        wait_for("the link's position", lambda: p.state()["moves"] == "445")
+        self.assertEqual(p.state()["engine_side"], "x", "the engine takes the side not to move")
+        p.choose("movetime", "100")
+        p.click(3)
+        wait_for("the engine's reply", lambda: len(p.state()["moves"]) == 5)
+        self.assertEqual(self.driver.execute_script("return location.hash"),
+                         "#7x6/" + p.state()["moves"])
+
+    def test_a_reload_keeps_the_game_even_when_the_server_forgot_it(self):
+        p = self.page
+        p.choose("side", "none")
+        wait_for("two people", lambda: p.state()["engine_side"] == "none")
+        body = self.driver.find_element(By.TAG_NAME, "body")
+        self.keys_play(body, "44531")
+        body.send_keys(Keys.ARROW_LEFT)
+        wait_for("a move back", lambda: p.state()["ply"] == 4)
+        sid = p.state()["id"]
+        self.driver.refresh()
+        p.wait_loaded()
+        self.assertEqual((p.state()["id"], p.state()["line"], p.state()["ply"]), (sid, "44531", 4))
+        # eight newer games: this one is dropped; the page restores what it kept
+        for _ in range(8):
+            self.server.request("POST", "/api/session")
+        self.driver.refresh()
+        p.wait_loaded()
+        wait_for("the game restored", lambda: p.state()["line"] == "44531")
+        s = p.state()
+        self.assertNotEqual(s["id"], sid)
+        self.assertEqual((s["ply"], s["moves"], s["engine_side"]), (4, "4453", "none"))
+
+    def test_the_move_list_steps_back_and_forward(self):
+        p = self.page
+        p.choose("side", "none")
+        wait_for("two people", lambda: p.state()["engine_side"] == "none")
+        body = self.driver.find_element(By.TAG_NAME, "body")
+        self.keys_play(body, "4453")
+        for key, ply in ((Keys.ARROW_LEFT, 3), (Keys.HOME, 0), (Keys.ARROW_RIGHT, 1), (Keys.END, 4)):
+            body.send_keys(key)
+            wait_for(f"move {ply}", lambda: p.state()["ply"] == ply)
+            self.assertEqual(p.discs(), ply)
+        self.driver.find_element(By.CSS_SELECTOR, '#movelist button[data-ply="2"]').click()
+        wait_for("move 2", lambda: p.state()["moves"] == "44")
+
+    def test_a_finished_games_review_marks_the_planted_blunder(self):
+        # tests/web/test_page.py plays the same game in the page without a server
+        planted, at = "44141434", 3
+        p = self.page
+        p.choose("side", "none")
+        wait_for("two people", lambda: p.state()["engine_side"] == "none")
+        box = self.driver.find_element(By.ID, "paste")
+        box.send_keys(planted)
+        self.driver.find_element(By.CSS_SELECTOR, "#paste-form button").click()
+        wait_for("the review", lambda: (r := p.state()["review"]) and r["complete"], limit=120)
+        marks = [n["mark"] for n in p.state()["review"]["notes"]]
+        self.assertEqual(marks[at - 1], "blunder")
+        sign = lambda v: (v > 0) - (v < 0)  # noqa: E731
+        for i, c in enumerate(planted):
+            values = subprocess.run([VIER, "solve", "--all"], input=(planted[:i] or "-") + "\n",
+                                    capture_output=True, text=True).stdout.split()[1:8]
+            best = max(int(v) for v in values if v != "-")
+            played = int(values[int(c) - 1])
+            want = ("blunder" if sign(best) != sign(played) else
+                    "mistake" if played < best else "good")
+            self.assertEqual(marks[i], want, f"move {i + 1}")
+
+    def test_two_games_at_level_1_differ(self):
+        p = self.page
+        p.choose("movetime", "100")
+        wait_for("movetime", lambda: p.state()["movetime"] == 100)
+        p.choose("level", "1")
+        wait_for("level 1", lambda: p.state()["level"] == 1)
+        p.choose("side", "x")
+        wait_for("the engine first", lambda: p.state()["engine_side"] == "x")
+        games = []
+        for _ in range(2):
+            self.driver.find_element(By.ID, "new").click()
+            wait_for("the new game", lambda: len(p.state()["line"]) <= 1)
+            wait_for("the engine's first move", lambda: len(p.state()["moves"]) >= 1)
+            while len(p.state()["moves"]) < 14:
+                s = p.settle()
+                if s["status"] != "playing":
+                    break
+                n = len(s["moves"])
+                p.click(next(c for c in (4, 3, 5, 2, 6, 1, 7) if c in s["legal"]))
+                wait_for("the reply", lambda: len(p.state()["moves"]) >= n + 2
+                         or p.state()["status"] != "playing")
+            games.append(p.settle()["moves"])
+        self.assertNotEqual(games[0], games[1], "level 1 played the same game twice")
 
     def test_two_tabs_keep_their_own_games(self):
         p = self.page

@@ -2,9 +2,11 @@
 
 Run by tests/web.rs (`cargo test --test web`), which builds the folder and passes it as
 VIER_WEB_DIR and the binary under test as VIER_BIN (for `vier solve --all`, the reference of the
-analysis). The folder is served by `python3 -m http.server`: no vier process runs. Screenshots
-of a 7x6 and a 12x4 game go to VIER_WEB_SCREENSHOTS (a folder) as web-7x6.png and web-12x4.png.
-Every wait polls the page until a condition holds or a generous limit passes.
+analysis and of the review). The folder is served by `python3 -m http.server`: no vier process
+runs. Screenshots go to VIER_WEB_SCREENSHOTS (a folder): web-7x6.png and web-7x6-dark.png (a
+game on a desktop), web-phone.png and web-phone-dark.png (the analysis at 390x844),
+web-review.png (a review) and web-12x4.png. Every wait polls the page until a condition holds
+or a generous limit passes.
 """
 
 import os
@@ -24,6 +26,7 @@ try:
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 except ImportError:
     sys.exit("selenium is missing: `python3 -m pip install selenium` (tools/test.sh installs it)")
@@ -52,6 +55,51 @@ ANALYSED = [
     ("7x9", "2577713147446472141545716432513111726"),
     ("11x5", "cjbebhhhkgdbiaghjahedbfaaabjj"),
 ]
+
+
+# A game with one planted blunder: ✕'s second disc (column 1) gives away the win ✕ had; ◯ then
+# wins while ✕ loses sooner than it had to (tests/gui/test_gui.py plays it too).
+PLANTED = "44141434"
+PLANTED_AT = 3
+
+
+def review_marks(moves):
+    """What the review must mark on each move of `moves`, from `vier solve --all` of each
+    position: a move whose value has another sign than the best column's changed the outcome
+    (blunder), one worth less lost ground (mistake)."""
+    def sign(v):
+        return (v > 0) - (v < 0)
+
+    marks = []
+    for i, c in enumerate(moves):
+        values = solve_all("7x6", moves[:i])
+        best = max(int(v) for v in values if v != "-")
+        played = int(values[int(c) - 1])
+        marks.append("blunder" if sign(best) != sign(played) else
+                     "mistake" if played < best else "good")
+    return marks
+
+
+def label_overlaps(driver, selector):
+    """The labels (`selector`) whose text overlaps another's or spills out of its own box."""
+    return driver.execute_script("""
+        const boxes = [...document.querySelectorAll(arguments[0])].map((el) => {
+          const r = document.createRange();
+          r.selectNodeContents(el);
+          const t = r.getBoundingClientRect();
+          const b = el.getBoundingClientRect();
+          return {text: el.textContent, t, b};
+        }).filter((x) => x.t.width > 0);
+        const bad = [];
+        boxes.forEach((x, i) => {
+          if (x.t.left < x.b.left - 0.5 || x.t.right > x.b.right + 0.5) bad.push(`${x.text} spills`);
+          boxes.slice(i + 1).forEach((y) => {
+            const apart = x.t.right <= y.t.left || y.t.right <= x.t.left ||
+              x.t.bottom <= y.t.top || y.t.bottom <= x.t.top;
+            if (!apart) bad.push(`${x.text} / ${y.text}`);
+          });
+        });
+        return bad;""", selector)
 
 
 def wait_for(what, cond, limit=60.0):
@@ -198,8 +246,32 @@ class PageTests(unittest.TestCase):
         wait_for("the animations", lambda: self.d.execute_script(
             "return document.getAnimations().length === 0"))
         ActionChains(self.d).move_to_element(self.d.find_element(By.TAG_NAME, "h1")).perform()
+        self.d.execute_script("window.scrollTo(0, 0)")
         os.makedirs(SHOTS, exist_ok=True)
         self.assertTrue(self.d.save_screenshot(os.path.join(SHOTS, name)), name)
+
+    def dark(self, on):
+        self.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+            {"name": "prefers-color-scheme", "value": "dark" if on else "light"}]})
+
+    def ready(self):
+        wait_for("the engine's worker", lambda: (s := self.state()) and s["engine"]["state"] != "starting")
+
+    def paste(self, moves):
+        box = self.d.find_element(By.ID, "paste")
+        box.clear()
+        box.send_keys(moves)
+        self.d.find_element(By.CSS_SELECTOR, "#paste-form button").click()
+        wait_for("the position", lambda: self.state()["moves"] == moves)
+
+    def analyse_now(self, moves):
+        self.d.find_element(By.ID, "analyse").click()
+        row = self.d.find_element(By.ID, "analysis")
+        wait_for("the analysis", lambda: row.get_attribute("data-complete") == "true"
+                 and row.get_attribute("data-moves") == moves, limit=90)
+
+    def hash(self):
+        return self.d.execute_script("return decodeURIComponent(location.hash)")
 
     def test_7x6_game_clicked_to_the_end_the_engine_first_wins(self):
         self.setting("side", "x", "engine_side", "x")
@@ -207,7 +279,14 @@ class PageTests(unittest.TestCase):
         s = self.play_by_clicks("7x6", order=(3, 5, 4, 2, 6, 1, 7))
         self.assertEqual(s["status"], "x-wins")
         self.assertEqual(len(self.d.find_elements(By.CSS_SELECTOR, ".cell.win")), 4)
+        # the game over, its review: the person's moves marked against the engine's proofs
+        wait_for("the review", lambda: self.state()["review"]["complete"], limit=120)
         self.screenshot("web-7x6.png")
+        try:
+            self.dark(True)
+            self.screenshot("web-7x6-dark.png")
+        finally:
+            self.dark(False)
 
     def test_12x4_game_reaches_the_columns_past_9(self):
         s = self.play_by_clicks("12x4", first=12)
@@ -220,7 +299,7 @@ class PageTests(unittest.TestCase):
         s = self.play_by_clicks("8x8")
         self.assertRegex(s["moves"], "^[1-8]+$")
 
-    def test_analysis_of_20_positions_equals_vier_solve_all(self):
+    def test_analysis_of_20_positions_equals_vier_solve_all_in_every_worker(self):
         self.setting("side", "none", "engine_side", "none")
         for size, moves in ANALYSED:
             with self.subTest(size=size, moves=moves):
@@ -243,6 +322,11 @@ class PageTests(unittest.TestCase):
                     for c in range(1, width + 1)
                 ]
                 self.assertEqual(shown, solve_all(size, moves))
+                self.assertTrue(self.d.find_element(By.ID, "summary").text.endswith("."))
+        # a worker a core searched the columns (this machine: navigator.hardwareConcurrency)
+        cores = self.d.execute_script("return navigator.hardwareConcurrency")
+        workers = self.d.execute_script("return window.vierLanes.length")
+        self.assertEqual(workers, min(cores, 8) if cores > 1 else 1)
 
     def test_a_level_changed_mid_game_plays_on(self):
         self.setting("movetime", "100", "movetime", 100)
@@ -276,7 +360,9 @@ class PageTests(unittest.TestCase):
         # undo during the search: the search stops at once (its worker ends) and the board empties
         self.d.find_element(By.ID, "undo").click()
         wait_for("the undo", lambda: self.state()["moves"] == "" and self.state()["engine"]["state"] == "ready")
-        self.assertEqual(self.d.execute_script("return window.vierEngine.restarts"), 1)
+        # its worker ended (a page not cross-origin isolated) or reported the search's end
+        wait_for("the search's end", lambda: self.d.execute_script(
+            "return window.vierEngine.restarts + window.vierEngine.stops.length") == 1)
         self.assertTrue(self.state()["can_redo"])
         # the fresh worker plays the next move
         self.setting("movetime", "100", "movetime", 100)
@@ -303,6 +389,254 @@ class PageTests(unittest.TestCase):
             self.assertIn(f, names)
         self.assertNotIn("server.js", names)
 
+    def test_a_link_restores_its_position_and_the_address_follows_the_moves(self):
+        # the same tab, another position in the address: that position, the person to move
+        self.d.get(self.server.url + "#7x6/445")
+        wait_for("the link's position", lambda: self.state()["moves"] == "445")
+        self.assertEqual(self.state()["engine_side"], "x", "the engine takes the side not to move")
+        self.assertEqual(self.hash(), "#7x6/445")
+        self.click(3)
+        wait_for("the engine's reply", lambda: len(self.state()["moves"]) == 5)
+        self.assertEqual(self.hash(), "#7x6/" + self.state()["moves"])
+        self.assertIn(self.state()["moves"], self.d.find_element(By.ID, "link").get_attribute("value"))
+        # a fresh tab with a link to another board, and Pons' way of writing one
+        for address, size, moves in (("#8x8/1818", "8x8", "1818"), ("?pos=4453", "7x6", "4453"),
+                                     ("#12x4/abc", "12x4", "abc")):
+            self.d.switch_to.new_window("tab")
+            self.d.get(self.server.url + address)
+            wait_for(address, lambda: (s := self.state()) and s["size"] == size and s["moves"] == moves)
+            self.assertEqual(self.hash(), f"#{size}/{moves}")
+            self.d.close()
+            self.d.switch_to.window(self.d.window_handles[-1])
+
+    def test_a_reload_keeps_the_game_its_settings_and_the_turn(self):
+        self.setting("movetime", "300", "movetime", 300)
+        self.setting("level", "3", "level", 3)
+        for c in (4, 3):
+            n = len(self.settle()["moves"])
+            self.click(c)
+            wait_for("the engine's reply", lambda: len(self.state()["moves"]) == n + 2)
+        before = self.state()
+        # one move back: the engine's turn, but it waits while the person steps through
+        self.d.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+        wait_for("a move back", lambda: self.state()["ply"] == 3)
+        self.d.refresh()
+        self.ready()
+        s = self.state()
+        self.assertEqual((s["line"], s["ply"], s["to_move"]), (before["line"], 3, "o"))
+        self.assertEqual((s["movetime"], s["level"], s["engine_side"]), (300, 3, "o"))
+        self.assertNotEqual(s["engine"]["state"], "thinking")
+        self.assertEqual(self.hash(), "#7x6/" + before["line"][:3])
+
+    def test_the_service_worker_controls_the_page_and_a_reload_without_the_server_plays(self):
+        # a server of its own: stopped below (another port is another origin, another worker)
+        server = StaticServer(FOLDER)
+        try:
+            self.d.get(server.url)
+            self.ready()
+            wait_for("the service worker", lambda: self.d.execute_script(
+                "return !!navigator.serviceWorker.controller"), limit=60)
+            with open(os.path.join(FOLDER, "sw.js")) as f:
+                build = f.read().split('const BUILD = "', 1)[1].split('"', 1)[0]
+            caches = self.d.execute_async_script(
+                "caches.keys().then(arguments[arguments.length - 1])")
+            self.assertEqual(caches, [f"vier-{build}"])
+            errors = self.d.execute_cdp_cmd("Page.getInstallabilityErrors", {})
+            self.assertEqual(errors.get("installabilityErrors"), [], "the page can be installed")
+        finally:
+            server.stop()
+        # no server: the reload, the engine's move and an analysis come from the cache
+        self.d.refresh()
+        self.ready()
+        self.assertEqual(self.state()["engine"]["state"], "ready")
+        self.click(4)
+        wait_for("the engine's reply", lambda: len(self.state()["moves"]) == 2, limit=30)
+        self.analyse_now(self.state()["moves"])
+        self.assertEqual(len(self.state()["analysis"]["columns"]), 7)
+
+    def test_a_page_opened_as_a_file_says_it_must_be_served_and_how(self):
+        self.d.get("file://" + os.path.abspath(os.path.join(FOLDER, "index.html")))
+        message = self.d.find_element(By.ID, "message")
+        wait_for("the reason", lambda: "served" in message.text)
+        self.assertIn("python3 -m http.server", message.text)
+
+    def test_on_a_phone_no_two_labels_overlap_and_nothing_scrolls_sideways(self):
+        self.setting("side", "none", "engine_side", "none")
+        try:
+            for width, height, size, moves in ((390, 844, "7x6", "4453"), (360, 640, "7x6", "4453"),
+                                               (390, 844, "12x4", "cjbebhhhkgdbiaghkaiedl"),
+                                               (360, 640, "12x4", "cjbebhhhkgdbiaghkaiedl")):
+                with self.subTest(width=width, height=height, size=size):
+                    self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
+                    wait_for("the layout", lambda: self.d.execute_script(
+                        "return window.innerWidth") == width)
+                    if self.state()["size"] != size:
+                        self.choose("size", size)
+                        wait_for(f"the {size} board", lambda: self.state()["size"] == size)
+                    if self.state()["moves"] != moves:
+                        self.paste(moves)
+                        self.analyse_now(moves)
+                    self.d.execute_script("window.scrollTo(0, 0)")
+                    wait_for("the animations", lambda: self.d.execute_script(
+                        "return document.getAnimations().length === 0"))
+                    self.assertEqual(label_overlaps(self.d, "#analysis .acell"), [])
+                    self.assertEqual(label_overlaps(self.d, "#board .num"), [])
+                    page_width, board_bottom, status_top = self.d.execute_script("""
+                        return [document.documentElement.scrollWidth,
+                                document.getElementById('board').getBoundingClientRect().bottom,
+                                document.getElementById('status').getBoundingClientRect().top]""")
+                    self.assertLessEqual(page_width, width, "nothing scrolls sideways")
+                    self.assertLessEqual(board_bottom, height, "the board on the first screen")
+                    self.assertGreaterEqual(status_top, 0)
+                    if (width, size) == (390, "7x6"):
+                        self.screenshot("web-phone.png")
+                        try:
+                            self.dark(True)
+                            self.screenshot("web-phone-dark.png")
+                        finally:
+                            self.dark(False)
+        finally:
+            self.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_the_move_list_steps_back_and_forward(self):
+        self.setting("side", "none", "engine_side", "none")
+        body = self.d.find_element(By.TAG_NAME, "body")
+        body.send_keys("4453")
+        wait_for("four moves", lambda: self.state()["moves"] == "4453")
+        for key, ply in ((Keys.ARROW_LEFT, 3), (Keys.ARROW_LEFT, 2), (Keys.ARROW_RIGHT, 3),
+                         (Keys.HOME, 0), (Keys.END, 4), (Keys.ARROW_RIGHT, 4)):
+            body.send_keys(key)
+            wait_for(f"move {ply}", lambda: self.state()["ply"] == ply)
+            s = self.state()
+            self.assertEqual((s["moves"], s["line"]), ("4453"[:ply], "4453"))
+            discs = sum(1 for el in self.d.find_elements(By.CSS_SELECTOR, "[data-cell]")
+                        if el.get_attribute("data-disc"))
+            self.assertEqual(discs, ply)
+        self.d.find_element(By.CSS_SELECTOR, '#movelist button[data-ply="1"]').click()
+        wait_for("move 1", lambda: self.state()["ply"] == 1)
+        self.assertEqual(self.hash(), "#7x6/4")
+        # against the engine, it waits in a position of the record until the person plays on
+        self.setting("side", "o", "engine_side", "o")
+        self.assertEqual(self.state()["to_move"], "o")
+        self.assertEqual(self.state()["line"], "4453")
+        self.assertNotEqual(self.state()["engine"]["state"], "thinking")
+        resume = self.d.find_element(By.ID, "resume")
+        self.assertTrue(resume.is_displayed())
+        self.setting("movetime", "100", "movetime", 100)
+        resume.click()
+        wait_for("the engine's move from there", lambda: len(self.state()["line"]) == 2
+                 and self.state()["ply"] == 2)
+
+    def test_a_finished_games_review_marks_the_planted_blunder(self):
+        self.setting("side", "none", "engine_side", "none")
+        self.paste(PLANTED)
+        self.assertEqual(self.state()["status"], "o-wins")
+        # the game is over: its review starts by itself
+        review = self.d.find_element(By.ID, "review")
+        wait_for("the review", lambda: review.get_attribute("data-complete") == "true", limit=120)
+        r = self.state()["review"]
+        marks = [n["mark"] for n in r["notes"]]
+        self.assertEqual(marks[PLANTED_AT - 1], "blunder")
+        self.assertEqual(marks, review_marks(PLANTED))
+        self.assertEqual(r["proven"], r["positions"])
+        self.assertTrue(all(p is not None for p in r["points"]), "every point of the graph")
+        item = self.d.find_element(By.CSS_SELECTOR, f'#movelist button[data-ply="{PLANTED_AT}"]')
+        self.assertEqual(item.get_attribute("data-mark"), "blunder")
+        self.assertTrue(item.text.endswith("??"), item.text)
+        self.assertEqual(len(self.d.find_elements(By.CSS_SELECTOR, "#graph .point")), len(PLANTED) + 1)
+        item.click()
+        note = self.d.find_element(By.ID, "review-note")
+        wait_for("the blunder's note", lambda: "gave away the win" in note.text)
+        self.screenshot("web-review.png")
+
+    def test_two_games_at_level_1_differ(self):
+        self.setting("movetime", "100", "movetime", 100)
+        self.setting("level", "1", "level", 1)
+        self.setting("side", "x", "engine_side", "x")
+        games = []
+        for _ in range(2):
+            self.d.find_element(By.ID, "new").click()
+            wait_for("the new game", lambda: len(self.state()["line"]) <= 1)
+            wait_for("the engine's first move", lambda: len(self.state()["moves"]) >= 1)
+            while len(self.state()["moves"]) < 14:
+                s = self.settle()
+                if s["status"] != "playing":
+                    break
+                n = len(s["moves"])
+                self.click(next(c for c in (4, 3, 5, 2, 6, 1, 7) if c in s["legal"]))
+                wait_for("the reply", lambda: len(self.state()["moves"]) >= n + 2
+                         or self.state()["status"] != "playing")
+            games.append(self.settle()["moves"])
+        self.assertNotEqual(games[0], games[1], "level 1 played the same game twice")
+
+    def stops_leave_one_worker_a_lane(self, stops):
+        """`stops` searches on 8x8 stopped by undo, with every worker's Web Lock (held while it
+        lives) sampled all the while: the most workers of one lane alive at once, by lane."""
+        self.d.execute_script("""
+            window.vierPeak = {};
+            window.vierSampler = setInterval(async () => {
+              const held = (await navigator.locks.query()).held.map((l) => l.name)
+                .filter((n) => n.startsWith('vier-worker'));
+              const lanes = {};
+              for (const n of held) {
+                const lane = n.split(' ').slice(1, 4).join(' ');
+                lanes[lane] = (lanes[lane] || 0) + 1;
+              }
+              for (const [lane, count] of Object.entries(lanes)) {
+                window.vierPeak[lane] = Math.max(window.vierPeak[lane] || 0, count);
+                if (count > 1) window.vierPeakSeen = held.join(' | ');
+              }
+            }, 2);""")
+        self.setting("movetime", "10000", "movetime", 10000)
+        if self.state()["size"] != "8x8":
+            self.setting("size", "8x8", "size", "8x8")
+        thinking = self.d.find_element(By.ID, "thinking")
+        for _ in range(stops):
+            self.click(1)
+            wait_for("a search under way", lambda: "depth" in thinking.text, limit=30)
+            self.d.find_element(By.ID, "undo").click()
+            wait_for("the undo", lambda: self.state()["moves"] == ""
+                     and self.state()["engine"]["state"] == "ready")
+        workers = self.d.execute_script("return window.vierLanes.length")
+        wait_for("one worker a lane", lambda: len([n for n in self.d.execute_script(
+            "return navigator.locks.query().then((q) => q.held.map((l) => l.name))")
+            if n.startswith("vier-worker")]) == workers)
+        return self.d.execute_script("clearInterval(window.vierSampler); return window.vierPeak")
+
+    def test_after_a_stop_no_second_worker_is_alive(self):
+        # a server of its own: the first visit is not yet the service worker's
+        server = StaticServer(FOLDER)
+        try:
+            self.d.get(server.url)
+            self.ready()
+            # not cross-origin isolated: stop ends the worker, the next starts once it has ended
+            self.assertFalse(self.d.execute_script("return crossOriginIsolated"))
+            peak = self.stops_leave_one_worker_a_lane(3)
+            self.assertEqual(set(peak.values()), {1}, self.d.execute_script(
+                "return window.vierPeakSeen"))
+            self.assertEqual(self.d.execute_script("return window.vierEngine.restarts"), 3)
+            # isolated by the service worker's headers: the search stops, its worker stays
+            wait_for("the service worker", lambda: self.d.execute_script(
+                "return !!navigator.serviceWorker.controller"))
+            self.d.refresh()
+            self.ready()
+            self.assertTrue(self.d.execute_script("return crossOriginIsolated"))
+            lock = self.d.execute_script("return window.vierEngine.lock")
+            peak = self.stops_leave_one_worker_a_lane(3)
+            self.assertEqual(set(peak.values()), {1}, self.d.execute_script(
+                "return window.vierPeakSeen"))
+            engine = self.d.execute_script(
+                "const e = window.vierEngine; return {restarts: e.restarts, stops: e.stops, lock: e.lock}")
+            self.assertEqual(engine["restarts"], 0)
+            self.assertEqual(engine["lock"], lock, "the same worker all along")
+            # each stopped search's end, reported by the worker
+            wait_for("the ends", lambda: len(self.d.execute_script(
+                "return window.vierEngine.stops")) == 3)
+            ends = [round(x["ms"]) for x in self.d.execute_script("return window.vierEngine.stops")]
+            print(f"stopped searches answered {ends} ms after the stop", file=sys.stderr)
+        finally:
+            server.stop()
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

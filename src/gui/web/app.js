@@ -1,19 +1,22 @@
 // The page only draws the snapshots it is sent (one JSON snapshot per change) and sends what
-// the person does; the rules live in the engine. How it reaches the engine is the backend's
-// business (`window.vierBackend`): `vier gui`'s server (server.js) or, on the page without a
-// server, the engine compiled to WebAssembly in this browser. Both answer with the same
-// snapshots.
+// the person does; the rules, the values in words, the review and the link live in the engine
+// (vier::gui). How it reaches the engine is the backend's business (`window.vierBackend`):
+// `vier gui`'s server (server.js) or, on the page without a server, the engine compiled to
+// WebAssembly in this browser. Both answer with the same snapshots.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const backend = window.vierBackend;
 let game = null; // the latest snapshot
 let built = ""; // the board size the board elements were made for
+let detailColumn = null; // the column whose expert numbers are shown
 // click-to-engine-disc times in ms, for the browser tests and anyone curious
 window.vierTimings = [];
 let pendingClick = null;
 
 const name = { x: "Blue ✕", o: "Orange ◯" };
+// the game of this tab, kept for a reload (the snapshot's `saved`)
+const SAVED = "vier-game";
 
 async function api(path, body) {
   const res = await backend.post(path, body);
@@ -35,15 +38,40 @@ function say(text) {
   $("message").textContent = text || "";
 }
 
+// The position the address names: `#7x6/4453`, or Pons' `?pos=4453`; "" for none.
+function addressed() {
+  const hash = decodeURIComponent(location.hash.replace(/^#/, ""));
+  if (hash) return hash;
+  return new URLSearchParams(location.search).get("pos") || "";
+}
+
+// the address the page was opened with (the first snapshot drawn replaces it)
+let opened = addressed();
+
 async function start(fresh) {
-  const snap = await backend.open(fresh);
+  // read before the first snapshot drawn replaces it
+  const saved = sessionStorage.getItem(SAVED);
+  let snap = await backend.open(fresh);
   if (!snap) {
     say(backend.unreachable);
     return;
   }
   render(snap);
+  // a reload (or a game the server forgot): the game as this tab left it
+  if (snap.fresh && saved) {
+    snap = (await api("restore", JSON.parse(saved))) || snap;
+  }
+  // a link to another position: a new game there
+  const link = opened ?? addressed();
+  opened = null;
+  if (link && link !== snap.link) await api("link", { link });
   backend.listen(render);
 }
+
+window.addEventListener("hashchange", () => {
+  const link = addressed();
+  if (game && link && link !== game.link) api("link", { link });
+});
 
 function build(s) {
   const board = $("board");
@@ -80,22 +108,22 @@ function build(s) {
   const row = $("analysis");
   row.replaceChildren();
   for (let c = 1; c <= s.width; c++) {
-    const a = document.createElement("div");
+    const a = document.createElement("button");
+    a.type = "button";
     a.className = "acell";
     a.dataset.analysisColumn = String(c);
+    a.addEventListener("click", () => {
+      detailColumn = detailColumn === c ? null : c;
+      renderAnalysis(game);
+    });
     row.append(a);
   }
-  const game = board.closest(".game");
-  game.style.setProperty("--w", s.width);
-  game.style.setProperty("--h", s.height);
+  const section = board.closest(".game");
+  section.style.setProperty("--w", s.width);
+  section.style.setProperty("--h", s.height);
   board.setAttribute("aria-label", `Board, ${s.width} columns by ${s.height} rows`);
   built = s.size;
-}
-
-function who(s, side) {
-  if (s.engine_side === side) return `the engine (${name[side]})`;
-  if (s.engine_side === "none") return name[side];
-  return `you (${name[side]})`;
+  detailColumn = null;
 }
 
 function statusText(s) {
@@ -107,6 +135,9 @@ function statusText(s) {
     return `${winner}: four in a row at column/row ${four}.`;
   }
   if (s.status === "draw") return "Draw: the board is full.";
+  if (s.ply < s.line.length && s.engine_side === s.to_move) {
+    return `Move ${s.ply} of ${s.line.length}: the engine (${name[s.to_move]}) would move here.`;
+  }
   if (s.engine_side === s.to_move) return `The engine (${name[s.to_move]}) is to move.`;
   if (s.engine_side === "none") return `${name[s.to_move]} to move.`;
   return `Your turn: you play ${name[s.to_move]}.`;
@@ -137,9 +168,11 @@ function render(s) {
       cell.classList.toggle("win", wins.has(key));
       if (isNew) {
         cell.style.setProperty("--fall", String(s.height - r + 1));
-        cell.classList.remove("drop");
-        void cell.offsetWidth; // restart the animation
-        cell.classList.add("drop");
+        // another animation's name starts it again (removing and adding one class would need a
+        // layout in between)
+        const again = cell.classList.contains("drop");
+        cell.classList.toggle("drop", !again);
+        cell.classList.toggle("drop-again", again);
       }
     }
     col.setAttribute("aria-label", `Column ${c}: ${filled} of ${s.height} filled` +
@@ -163,7 +196,7 @@ function render(s) {
     th.textContent = `Engine problem: ${s.engine.message}`;
   } else if (s.thinking && s.engine_side === s.to_move && s.status === "playing") {
     th.textContent = `Thinking… depth ${s.thinking.depth} · ${s.thinking.score} · line ${s.thinking.pv}`;
-  } else if (s.engine_side === s.to_move && s.status === "playing") {
+  } else if (s.engine_side === s.to_move && s.status === "playing" && s.ply === s.line.length) {
     th.textContent = "Thinking…";
   } else if (s.last_engine_ms !== null && s.engine_side !== "none") {
     th.textContent = `The engine's last move took ${s.last_engine_ms} ms.`;
@@ -174,6 +207,8 @@ function render(s) {
   th.dataset.problem = s.engine.message ? "true" : "false";
 
   renderAnalysis(s);
+  renderRecord(s);
+  renderReview(s);
 
   const eng = $("engine");
   eng.classList.toggle("error", s.engine.state === "error" || s.engine.message !== "");
@@ -211,6 +246,14 @@ function render(s) {
   $("analyse").disabled = s.status !== "playing";
   $("moves").value = s.moves || "-";
   $("fen").value = s.fen;
+
+  // the address follows the position (replaced, not pushed: the back button leaves the page)
+  const hash = `#${s.link}`;
+  if (location.hash !== hash || location.search) {
+    history.replaceState(null, "", location.pathname + hash);
+  }
+  $("link").value = location.href;
+  sessionStorage.setItem(SAVED, JSON.stringify(s.saved));
 }
 
 function renderAnalysis(s) {
@@ -219,6 +262,7 @@ function renderAnalysis(s) {
   row.hidden = !a && !s.analysis_always;
   row.dataset.complete = a && a.complete ? "true" : "false";
   row.dataset.moves = a ? a.moves : "";
+  let detail = "";
   for (const el of row.children) {
     const c = Number(el.dataset.analysisColumn);
     const v = a && a.columns.find((x) => x.column === c);
@@ -227,19 +271,166 @@ function renderAnalysis(s) {
       el.textContent = a && !a.complete && s.legal.includes(c) ? "…" : "";
       el.removeAttribute("title");
       el.removeAttribute("aria-label");
+      el.style.removeProperty("--shade");
       delete el.dataset.score;
+      delete el.dataset.outcome;
       continue;
     }
-    el.textContent = (v.best ? "★\n" : "\n") + v.short;
-    el.title = v.long + (v.best ? " (best)" : "");
-    el.setAttribute("aria-label", el.title);
+    el.textContent = v.short;
+    el.title = `${v.long} · ${v.expert}`;
+    el.setAttribute("aria-label", v.long + (v.best ? " (best)" : ""));
     if (v.exact) el.dataset.score = String(v.score); else delete el.dataset.score;
+    el.dataset.outcome = v.outcome;
+    el.style.setProperty("--shade", String(v.shade));
     el.classList.toggle("best", v.best);
     el.classList.toggle("estimate", !v.exact);
-    el.classList.toggle("win", v.short.includes("win"));
-    el.classList.toggle("loss", v.short.includes("loss"));
+    if (c === detailColumn) detail = `${v.long}. ${v.expert}`;
+  }
+  $("summary").textContent = a ? a.summary : "";
+  $("detail").textContent = detail;
+}
+
+// What the move list and the review last drew, to redraw only what changed.
+let recordDrawn = "";
+let reviewDrawn = "";
+
+function renderRecord(s) {
+  const list = $("movelist");
+  const moves = [...s.line];
+  const notes = s.review ? s.review.notes : [];
+  $("first").disabled = s.ply === 0;
+  $("back").disabled = s.ply === 0;
+  $("forward").disabled = s.ply >= s.line.length;
+  $("last").disabled = s.ply >= s.line.length;
+  $("resume").hidden = !(s.ply < s.line.length && s.status === "playing" && s.engine_side !== "none");
+  $("review-button").disabled = s.line.length === 0;
+  const key = `${s.line} ${s.ply} ${notes.map((n) => n.mark).join()}`;
+  if (key === recordDrawn && list.children.length === moves.length + 1) return;
+  recordDrawn = key;
+  if (list.children.length !== moves.length + 1 || list.dataset.line !== s.line) {
+    const items = [];
+    const startItem = document.createElement("li");
+    startItem.className = "start";
+    const startButton = document.createElement("button");
+    startButton.type = "button";
+    startButton.dataset.ply = "0";
+    startButton.textContent = "start";
+    startButton.addEventListener("click", () => api("goto", { ply: 0 }));
+    startItem.append(startButton);
+    items.push(startItem);
+    moves.forEach((m, i) => {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.ply = String(i + 1);
+      b.dataset.disc = i % 2 === 0 ? "x" : "o";
+      b.addEventListener("click", () => api("goto", { ply: i + 1 }));
+      li.append(b);
+      items.push(li);
+    });
+    list.replaceChildren(...items);
+    list.dataset.line = s.line;
+  }
+  for (const b of list.querySelectorAll("button[data-ply]")) {
+    const ply = Number(b.dataset.ply);
+    b.classList.toggle("current", ply === s.ply);
+    b.classList.toggle("ahead", ply > s.ply);
+    if (ply === 0) continue;
+    const note = notes[ply - 1];
+    const mark = note ? note.mark : "";
+    b.dataset.mark = mark;
+    const sign = { blunder: "??", mistake: "?" }[mark] || "";
+    b.textContent = `${ply}. ${moves[ply - 1]}${sign}`;
+    b.title = `${name[b.dataset.disc]} in column ${moves[ply - 1]}` + (note ? `: ${note.words}` : "");
+  }
+  // the current move in sight within the list (the page itself does not scroll), once the
+  // browser lays the page out anyway
+  requestAnimationFrame(() => {
+    const current = list.querySelector("button.current");
+    if (!current || list.scrollHeight <= list.clientHeight) return;
+    const top = current.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
+  });
+}
+
+function renderReview(s) {
+  const r = s.review;
+  const box = $("review");
+  box.hidden = !r;
+  if (!r) return;
+  box.dataset.complete = r.complete ? "true" : "false";
+  box.dataset.moves = r.moves;
+  $("review-progress").textContent = r.complete
+    ? `Reviewed: ${r.proven} of ${r.positions} positions proven.`
+    : `Reviewing… ${r.proven} of ${r.positions} positions proven.`;
+  $("review-summary").textContent = r.complete || r.notes.some((n) => n.mark === "blunder" || n.mark === "mistake")
+    ? r.summary : "";
+  const note = s.ply > 0 ? r.notes[s.ply - 1] : null;
+  $("review-note").textContent = note && note.mark !== "open"
+    ? `Move ${s.ply} (${s.line[s.ply - 1]}): ${note.words}.` : "";
+  const key = `${s.ply} ${JSON.stringify(r.points)} ${r.notes.map((n) => n.mark).join()}`;
+  if (key !== reviewDrawn) {
+    reviewDrawn = key;
+    drawGraph(r, s.ply);
   }
 }
+
+// The value over the game: ✕'s wins up, draws in the middle, ◯'s wins down; a gap where a
+// position is not proven yet. Each point is a button for the keyboard-less: a click goes there.
+function drawGraph(r, ply) {
+  const svg = $("graph");
+  const n = r.points.length - 1;
+  const W = 300;
+  const H = 100;
+  const x = (k) => (n === 0 ? W / 2 : (k * W) / n);
+  const y = (v) => H / 2 - (v * (H / 2 - 6));
+  const ns = "http://www.w3.org/2000/svg";
+  const parts = [];
+  const mid = document.createElementNS(ns, "line");
+  mid.setAttribute("x1", "0"); mid.setAttribute("x2", String(W));
+  mid.setAttribute("y1", String(H / 2)); mid.setAttribute("y2", String(H / 2));
+  mid.setAttribute("class", "axis");
+  parts.push(mid);
+  let run = [];
+  const flush = () => {
+    if (run.length > 1) {
+      const line = document.createElementNS(ns, "polyline");
+      line.setAttribute("points", run.join(" "));
+      line.setAttribute("class", "value");
+      parts.push(line);
+    }
+    run = [];
+  };
+  r.points.forEach((v, k) => {
+    if (v === null) { flush(); return; }
+    run.push(`${x(k).toFixed(1)},${y(v).toFixed(1)}`);
+    const dot = document.createElementNS(ns, "circle");
+    dot.setAttribute("cx", x(k).toFixed(1));
+    dot.setAttribute("cy", y(v).toFixed(1));
+    dot.setAttribute("r", k === ply ? "3.5" : "2");
+    const mark = k > 0 && r.notes[k - 1] ? r.notes[k - 1].mark : "";
+    dot.setAttribute("class", `point ${mark}${k === ply ? " current" : ""}`);
+    dot.dataset.ply = String(k);
+    parts.push(dot);
+  });
+  flush();
+  const cursor = document.createElementNS(ns, "line");
+  cursor.setAttribute("x1", x(ply).toFixed(1)); cursor.setAttribute("x2", x(ply).toFixed(1));
+  cursor.setAttribute("y1", "0"); cursor.setAttribute("y2", String(H));
+  cursor.setAttribute("class", "cursor");
+  parts.push(cursor);
+  svg.replaceChildren(...parts);
+}
+
+$("graph").addEventListener("click", (e) => {
+  if (!game || !game.review) return;
+  const box = $("graph").getBoundingClientRect();
+  const n = game.review.points.length - 1;
+  const ply = Math.round(((e.clientX - box.left) / box.width) * n);
+  api("goto", { ply: Math.max(0, Math.min(n, ply)) });
+});
 
 // A column as move strings write it: a digit up to 9 columns, a letter (a = 1) past them.
 function colChar(c, width) {
@@ -255,10 +446,40 @@ function play(c) {
   api("move", { column: c }).then((r) => { if (!r) pendingClick = null; });
 }
 
+function step(to) {
+  if (!game) return;
+  const ply = Math.max(0, Math.min(game.line.length, to));
+  if (ply !== game.ply) api("goto", { ply });
+}
+
+async function copy(text, button) {
+  const was = button.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = "Copied";
+  } catch (e) {
+    // no clipboard here (an insecure page, or no permission): select it to copy by hand
+    const field = button.previousElementSibling;
+    field.focus();
+    field.select();
+    button.textContent = "Select, then copy";
+  }
+  setTimeout(() => { button.textContent = was; }, 1500);
+}
+
 $("new").addEventListener("click", () => api("new", { engine: $("side").value }));
 $("undo").addEventListener("click", () => api("undo"));
 $("redo").addEventListener("click", () => api("redo"));
 $("analyse").addEventListener("click", () => api("analyse"));
+$("first").addEventListener("click", () => step(0));
+$("back").addEventListener("click", () => game && step(game.ply - 1));
+$("forward").addEventListener("click", () => game && step(game.ply + 1));
+$("last").addEventListener("click", () => game && step(game.line.length));
+$("resume").addEventListener("click", () => api("resume"));
+$("review-button").addEventListener("click", () => api("review"));
+$("copy-link").addEventListener("click", (e) => copy(location.href, e.target));
+$("copy-moves").addEventListener("click", (e) => copy($("moves").value, e.target));
+$("copy-fen").addEventListener("click", (e) => copy($("fen").value, e.target));
 $("side").addEventListener("change", (e) => api("settings", { engine: e.target.value }));
 $("movetime").addEventListener("change", (e) => api("settings", { movetime: Number(e.target.value) }));
 $("level").addEventListener("change", (e) => api("settings", { level: Number(e.target.value) }));
@@ -270,16 +491,23 @@ $("paste-form").addEventListener("submit", (e) => {
 });
 
 document.addEventListener("keydown", (e) => {
-  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
   const t = e.target;
   if (t.closest && t.closest("input, select, textarea")) return;
-  if (/^[1-9]$/.test(e.key) && game && Number(e.key) <= game.width) {
+  const to = game && {
+    ArrowLeft: game.ply - 1, ArrowRight: game.ply + 1, Home: 0, End: game.line.length,
+  }[e.key];
+  if (to !== undefined && to !== null) {
+    e.preventDefault();
+    step(to);
+  } else if (/^[1-9]$/.test(e.key) && game && Number(e.key) <= game.width) {
     e.preventDefault();
     play(Number(e.key));
   } else if (e.key === "u") api("undo");
   else if (e.key === "r") api("redo");
   else if (e.key === "n") api("new", { engine: $("side").value });
   else if (e.key === "a") api("analyse");
+  else if (e.key === "v") api("review");
 });
 
 start(false);

@@ -9,7 +9,8 @@ window.vierBackend = (() => {
   return {
     unreachable: "Cannot start a game: the server did not answer.",
 
-    // The snapshot of this tab's session, or of a new one; null when the server is gone.
+    // The snapshot of this tab's session, or of a new one (`fresh: true`: the page may
+    // restore the game it kept); null when the server is gone.
     async open(fresh) {
       if (!fresh && id()) {
         const res = await fetch(`api/session/${id()}`).catch(() => null);
@@ -19,7 +20,7 @@ window.vierBackend = (() => {
       if (!res || !res.ok) return null;
       const snap = await res.json();
       sessionStorage.setItem("vier-session", snap.id);
-      return snap;
+      return { ...snap, fresh: true };
     },
 
     // A change: {ok, snapshot} or {ok: false, error, lost} (lost: the server forgot the game).

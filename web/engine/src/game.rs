@@ -5,8 +5,10 @@
 //! conductor asks for to the worker.
 //!
 //! Only translation lives here: JSON in, calls of the conductor, JSON out. Every call answers
-//! the snapshot the page draws, whether the search under way must `stop`, and the next `search`
-//! to start as the worker's `think` request, if any.
+//! the snapshot the page draws, whether the searches under way must `stop`, and the
+//! `searches` to start (each `{key, request}`, the request as the worker's `think`): as many as
+//! the page has workers free for (its lanes: an analysis one column a worker, a review one
+//! position a worker).
 
 use serde_json::{json, Value};
 use vier::engine::Report;
@@ -22,8 +24,10 @@ pub struct Game {
 }
 
 impl Game {
-    pub fn new(seed: u64) -> Game {
+    /// A game whose engine runs `lanes` searches at once (the page's workers).
+    pub fn new(seed: u64, lanes: usize) -> Game {
         let mut conductor = Conductor::new(State::new(seed));
+        conductor.set_lanes(lanes);
         conductor.state.engine.state = "starting";
         Game { conductor }
     }
@@ -78,15 +82,32 @@ impl Game {
         self.outcome(Outcome::default())
     }
 
+    /// The outcome of a call, with every further search the free lanes can take.
     fn outcome(&mut self, out: Outcome) -> Value {
+        let mut stop = out.stop;
+        let mut orders: Vec<Order> = out.search.into_iter().collect();
+        if !orders.is_empty() {
+            // the conductor hands out one search a call: the others of the lanes follow
+            while let Outcome {
+                stop: more_stop,
+                search: Some(o),
+            } = self.conductor.work()
+            {
+                stop |= more_stop;
+                orders.push(o);
+            }
+        }
         let st = &mut self.conductor.state;
         st.version += 1;
         let snapshot: Value = serde_json::from_str(&st.snapshot(ID)).unwrap_or(Value::Null);
+        let searches: Vec<Value> = orders
+            .iter()
+            .map(|o| json!({ "key": o.key, "request": think_request(o) }))
+            .collect();
         json!({
             "snapshot": snapshot,
-            "stop": out.stop,
-            "search": out.search.as_ref().map(think_request),
-            "key": out.search.as_ref().map(|o| o.key),
+            "stop": stop,
+            "searches": searches,
         })
     }
 }

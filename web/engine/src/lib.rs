@@ -192,9 +192,16 @@ fn request(bytes: &[u8]) -> Result<Value, String> {
         "analyse" => analyse(req),
         "solve" => solve(req),
         "clear" => STATE.with_borrow_mut(|st| {
+            // `hash_mb`: the tables' size from now on (the page's helper workers take less)
+            if let Some(mb) = number(req, settings::HASH)?.map(|mb| mb as usize) {
+                if mb != st.settings.hash_mb {
+                    st.settings.hash_mb = mb;
+                    st.engine = None;
+                }
+            }
             // made now if it was not: the page's first move then waits for no table
             engine(st)?.clear();
-            Ok(json!({ "cleared": true }))
+            Ok(json!({ "cleared": true, "hash_mb": st.settings.hash_mb }))
         }),
         "info" => Ok(info()),
         op if op.starts_with("game_") => game_request(op, req),
@@ -204,17 +211,19 @@ fn request(bytes: &[u8]) -> Result<Value, String> {
     }
 }
 
-/// The page's game (game.rs): `game_new` {seed} starts it; `game_request` {what, body} is a
+/// The page's game (game.rs): `game_new` {seed, lanes} starts it (`lanes`: the searches the
+/// page runs at once, 1 if absent); `game_request` {what, body} is a
 /// change the page asks for; `game_engine` {state, message} the worker's state;
 /// `game_report` {key, report} and `game_searched` {key, answer} what a search sends back,
 /// `game_failed` {key, message} a search that failed; `game_snapshot`. Each answers the
-/// outcome: the snapshot, `stop` and the next `search`.
+/// outcome: the snapshot, `stop` and the `searches` to start.
 fn game_request(op: &str, req: &Map<String, Value>) -> Result<Value, String> {
     let text = |key: &str| req.get(key).and_then(Value::as_str).unwrap_or("");
     let key = whole(req, "key")?.unwrap_or(0);
     if op == "game_new" {
         let seed = number(req, settings::LEVEL_SEED)?.unwrap_or(0);
-        let mut g = game::Game::new(seed);
+        let lanes = whole(req, "lanes")?.unwrap_or(1).clamp(1, 64) as usize;
+        let mut g = game::Game::new(seed, lanes);
         let out = g.snapshot();
         GAME.with_borrow_mut(|slot| *slot = Some(g));
         return Ok(out);
@@ -251,6 +260,7 @@ fn number(req: &Map<String, Value>, spin: Spin) -> Result<Option<u64>, String> {
         "movetime" => "movetime_ms",
         "Skill Level" => "level",
         "LevelSeed" => "seed",
+        "Hash" => "hash_mb",
         "MultiPV" => "multipv",
         name => name,
     };
