@@ -51,11 +51,16 @@ pub struct SolveArgs {
     /// `-` with `UNPROVEN`, and the exit status is 3.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     budget_ms: Option<u64>,
+    /// The most nodes one position may take (one thread: the same position, table and
+    /// budget give the same answer on every run and machine); one not proven within it is
+    /// printed as `-` with `UNPROVEN`, and the exit status is 3.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    budget_nodes: Option<u64>,
 }
 
 /// `vier solve`: positions from stdin, results to stdout, the summary to stderr. Exit status 1
 /// when a score differs from the one expected, 2 for a book that cannot be used, 3 when a
-/// position was not proven within `--budget-ms`.
+/// position was not proven within `--budget-ms` or `--budget-nodes`.
 pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
     let source = match (args.no_book, args.book) {
         (true, _) => BookSource::Off,
@@ -90,6 +95,7 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
         threads: args.threads as usize,
         book,
         budget: args.budget_ms.map(Duration::from_millis),
+        node_budget: args.budget_nodes,
         progress: None,
     }
     .progress_on_stderr();
@@ -122,6 +128,8 @@ pub struct SolveOptions {
     pub book: Option<Arc<Book>>,
     /// The most time one position may take; one not proven by then is reported unproven.
     pub budget: Option<Duration>,
+    /// The most nodes one position may take (rounded up to the solver's poll interval).
+    pub node_budget: Option<u64>,
     /// Progress of a position that takes long, on stderr: `None` for none (the tests),
     /// `Some(true)` as a line that rewrites itself (a terminal), `Some(false)` as plain lines.
     pub progress: Option<bool>,
@@ -140,7 +148,7 @@ impl SolveOptions {
 pub struct SolveSummary {
     pub positions: u64,
     pub mismatches: u64,
-    /// Positions not proven within `--budget-ms`.
+    /// Positions not proven within `--budget-ms` or `--budget-nodes`.
     pub unproven: u64,
     pub errors: u64,
     pub total_nodes: u64,
@@ -244,7 +252,7 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         let control = opts
             .budget
             .map_or_else(SearchControl::unlimited, SearchControl::within);
-        solver.set_limits(Some(control.clone()), None);
+        solver.set_limits(Some(control.clone()), opts.node_budget);
         let start = Instant::now();
         let (text, score, proven) = progress.watch(moves, &control, || {
             if opts.all {
@@ -279,8 +287,14 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         write!(out, "{moves} {text} {} {:.0}", solver.nodes(), micros)?;
         if !proven {
             sum.unproven += 1;
-            let ms = opts.budget.map_or(0, |b| b.as_millis());
-            write!(out, " UNPROVEN within {ms} ms")?;
+            match (opts.node_budget, opts.budget) {
+                (Some(n), _) if solver.nodes() >= n => write!(out, " UNPROVEN within {n} nodes")?,
+                (_, b) => write!(
+                    out,
+                    " UNPROVEN within {} ms",
+                    b.map_or(0, |b| b.as_millis())
+                )?,
+            }
         }
         if let (Some(e), Some(s)) = (expected, score) {
             let e = if opts.weak { score::outcome(e) } else { e };
