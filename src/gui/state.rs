@@ -603,6 +603,8 @@ struct Snapshot<'a> {
     can_undo: bool,
     can_redo: bool,
     sizes: Vec<String>,
+    /// Those of `sizes` whose result nobody has published.
+    unsolved: Vec<String>,
 }
 
 fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
@@ -635,6 +637,10 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
         },
         can_redo: !st.redo.is_empty(),
         sizes: Size::all().map(|s| s.to_string()).collect(),
+        unsolved: Size::all()
+            .filter(|s| !s.published())
+            .map(|s| s.to_string())
+            .collect(),
         view,
     }
 }

@@ -488,13 +488,13 @@ fn bad_number(param: &str, token: &str) -> ParseError {
     }
 }
 
-/// cutechess drop `P@d1` (either case of `P`, files `a`..`l`, rank >= 1).
+/// cutechess drop `P@d1` (either case of `P`, files `a`..`m`, rank >= 1).
 fn drop_move(input: &str) -> NomResult<'_, MoveToken> {
     map_opt(
         (
             one_of("Pp"),
             char('@'),
-            satisfy(|c| ('a'..='l').contains(&c)),
+            satisfy(|c| ('a'..=crate::notation::LAST_LETTER).contains(&c)),
             digit1,
         ),
         |(_, _, file, rank): (char, char, char, &str)| {
@@ -524,9 +524,10 @@ fn column_run(input: &str) -> NomResult<'_, Vec<MoveToken>> {
                 _ => None,
             },
         ),
-        many1(map(satisfy(|c| c.is_ascii_lowercase() && c <= 'l'), |c| {
-            MoveToken::Column(c as u8 - b'a' + 1)
-        })),
+        many1(map(
+            satisfy(|c| c.is_ascii_lowercase() && c <= crate::notation::LAST_LETTER),
+            |c| MoveToken::Column(c as u8 - b'a' + 1),
+        )),
     ))
     .parse(input)
 }

@@ -481,6 +481,7 @@ fn info() -> Value {
         json!({
             "version": vier_version(),
             "sizes": Size::all().map(|s| s.to_string()).collect::<Vec<_>>(),
+            "unsolved": Size::all().filter(|s| !s.published()).map(|s| s.to_string()).collect::<Vec<_>>(),
             "levels": (1..).zip(levels::ELO).collect::<Vec<(u64, u32)>>(),
             "full_level": levels::FULL_SKILL,
             "book": st.book.as_deref().map(book_info),
