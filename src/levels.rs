@@ -290,7 +290,7 @@ pub fn column_values(complete: &[Line], last: &[Line]) -> Vec<(usize, Score)> {
     for line in last.iter().chain(complete) {
         if let Some(&col) = line.pv.first() {
             if !out.iter().any(|&(c, _)| c == col) {
-                out.push((col, line.score));
+                out.push((col, line.value.score));
             }
         }
     }

@@ -30,6 +30,47 @@ pub fn column_char(col: usize, width: usize) -> char {
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, ...: how a winning disc is named in words ("with its 3rd disc").
+pub fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// A cutechess `cfour` drop: the 0-based column `col` (file `a` first) with the disc landing on
+/// `rank` (1 at the bottom): `P@d1`.
+pub fn drop_text(col: usize, rank: usize) -> String {
+    format!("P@{}{rank}", char::from(b'a' + col as u8))
+}
+
+/// The 0-based column and the rank of a drop token: `P@d1`, `p@m12` (files `a`..[`LAST_LETTER`],
+/// ranks from 1); `None` for anything else.
+pub fn parse_drop(tok: &str) -> Option<(usize, usize)> {
+    let rest = tok.strip_prefix("P@").or_else(|| tok.strip_prefix("p@"))?;
+    let mut chars = rest.chars();
+    let file = chars.next().filter(|f| ('a'..=LAST_LETTER).contains(f))?;
+    let rank = chars.as_str();
+    if rank.is_empty() || !rank.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let rank: usize = rank.parse().ok().filter(|&r| r >= 1)?;
+    Some((file as usize - 'a' as usize, rank))
+}
+
+/// A move string as the commands print it: `-` for the empty board, which has no character.
+pub fn display_moves(m: &str) -> &str {
+    if m.is_empty() {
+        "-"
+    } else {
+        m
+    }
+}
+
 /// A move string of 0-based columns.
 pub fn move_string(cols: impl IntoIterator<Item = usize>, width: usize) -> String {
     cols.into_iter().map(|c| column_char(c, width)).collect()

@@ -131,20 +131,9 @@ fn win_m(cells: i32, s: i32, first: i32) -> i32 {
     first + 2 * (win_at(cells, first) - s)
 }
 
-/// `1st`, `2nd`, `3rd`, `4th`, ...: how a winning disc is named in words ("with its 3rd disc").
-pub fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
 /// A score as the protocol reports it, from the side to move's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
 pub enum Score {
     /// Heuristic (100 = a clear advantage).
     Cp(i32),
@@ -184,9 +173,10 @@ impl Score {
         }
     }
 
-    /// The exact score of a proven result at a position with `moves` discs; `None` for a
-    /// heuristic score and for `Loss(0)` (a game already over).
-    pub fn to_exact(self, cells: i32, moves: i32) -> Option<i32> {
+    /// The exact score this proven result would be at a position with `moves` discs; `None`
+    /// for a heuristic score and for `Loss(0)` (a game already over). Private: only
+    /// [`Value::exact`], which refuses a bound, turns a reported score into an exact one.
+    fn exact_if_proven(self, cells: i32, moves: i32) -> Option<i32> {
         match self {
             Score::Cp(_) | Score::Loss(0) => None,
             Score::Draw => Some(0),
@@ -209,6 +199,69 @@ impl Score {
     /// The deepest a search must look to find a win with the N-th disc from now (`go mate N`).
     pub fn mate_depth(n: u32) -> u32 {
         Score::Win(n).plies().unwrap_or(0).max(1)
+    }
+}
+
+/// Whether a reported score is the position's value or only a bound on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
+pub enum ScoreBound {
+    /// The value (for a heuristic score: the search's value at its depth).
+    Exact,
+    /// The value is at least this: an iteration cut short, or a win the search found without
+    /// proving that none is faster.
+    Lower,
+    /// The value is at most this: a loss the search found without proving that none lasts
+    /// longer.
+    Upper,
+}
+
+/// A score with its bound: what a search or a proof says of a position's value, from the side
+/// to move's view. Every report carries one, so that a bound is never read as a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "page", derive(serde::Serialize, serde::Deserialize))]
+pub struct Value {
+    pub score: Score,
+    pub bound: ScoreBound,
+}
+
+impl Value {
+    /// The position's value itself (a proof, or a heuristic value at the search's depth).
+    pub const fn exact(score: Score) -> Value {
+        Value {
+            score,
+            bound: ScoreBound::Exact,
+        }
+    }
+
+    /// The value of a proof: Pons' exact score `s` at a position with `moves` discs.
+    pub fn proven(cells: i32, moves: i32, s: i32) -> Value {
+        Value::exact(Score::from_exact(cells, moves, s))
+    }
+
+    /// A proven win, loss or draw: the value itself, not a bound on it, and no estimate.
+    pub fn is_proven(self) -> bool {
+        self.bound == ScoreBound::Exact && !matches!(self.score, Score::Cp(_))
+    }
+
+    /// The least exact score the value guarantees at a position with `moves` discs: its own
+    /// when proven, a lower bound's; `None` for an estimate or an upper bound.
+    pub fn floor(self, cells: i32, moves: i32) -> Option<i32> {
+        match self.bound {
+            ScoreBound::Exact | ScoreBound::Lower => self.score.exact_if_proven(cells, moves),
+            ScoreBound::Upper => None,
+        }
+    }
+
+    /// Pons' exact score at a position with `moves` discs when the value is proven; `None` for
+    /// an estimate, a bound (whatever its score says) and a game already over. The one place
+    /// a reported value becomes an exact score.
+    pub fn exact_score(self, cells: i32, moves: i32) -> Option<i32> {
+        if self.bound == ScoreBound::Exact {
+            self.score.exact_if_proven(cells, moves)
+        } else {
+            None
+        }
     }
 }
 
@@ -247,6 +300,31 @@ pub fn from_value(cells: i32, moves: i32, v: i32, exact: bool) -> Score {
     } else {
         Score::Cp(v)
     }
+}
+
+/// The reported value of a depth-limited search's internal value `v` at a position with `moves`
+/// discs. `to_end`: the search saw every line to the end of the game, so its value is proven
+/// (a 0 a draw). `complete`: the iteration searched every root move; one cut short only gives
+/// a lower bound of its best move. A win or a loss the engine's search finds before the end is
+/// a bound, not the value: a forced move does not use up its depth, so a win found down a
+/// forced line may be slower than one the horizon hid in another (at least this fast: a lower
+/// bound), and a loss faster than the longest defence (an upper bound). Only the solver, or a
+/// search to the end, proves how far a win is; but nothing is faster than a win with the next
+/// disc, nor sooner than a loss to the opponent's next, so those are values.
+pub fn search_value(cells: i32, moves: i32, v: i32, to_end: bool, complete: bool) -> Value {
+    let score = from_value(cells, moves, v, to_end);
+    let bound = if !complete {
+        ScoreBound::Lower
+    } else if to_end || matches!(score, Score::Win(1) | Score::Loss(1)) {
+        ScoreBound::Exact
+    } else if v > MATE {
+        ScoreBound::Lower
+    } else if v < -MATE {
+        ScoreBound::Upper
+    } else {
+        ScoreBound::Exact
+    };
+    Value { score, bound }
 }
 
 /// Win / draw / loss per mille for `UCI_ShowWDL`: certain for proven scores, and for heuristic
@@ -324,7 +402,9 @@ mod tests {
         #[test]
         fn exact_and_mate_round_trip((cells, moves, s) in position_score()) {
             let score = Score::from_exact(cells, moves, s);
-            prop_assert_eq!(score.to_exact(cells, moves), Some(s));
+            prop_assert_eq!(Value::exact(score).exact_score(cells, moves), Some(s));
+            let bounded = Value { score, bound: ScoreBound::Lower };
+            prop_assert_eq!(bounded.exact_score(cells, moves), None);
             prop_assert_eq!(from_value(cells, moves, proven_value(s), true), score);
             prop_assert_eq!(outcome(s), match score {
                 Score::Win(_) => 1,

@@ -23,7 +23,8 @@
 //! the named origins (or of any, `*`) call the route and read its answers.
 
 use crate::board::{AnyPosition, Player, Size};
-use crate::engine::{Handle, SolverPool};
+use crate::engine::settings::BUDGET;
+use crate::engine::{game_over, Handle, SolverPool};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -40,8 +41,6 @@ use tokio::sync::Semaphore;
 
 /// The score of a full column, as the public solver writes it.
 pub const FULL_COLUMN: i32 = 100;
-/// The default and largest time a request may take to prove its position.
-pub const DEFAULT_BUDGET_MS: u64 = 10_000;
 /// Requests that may wait for a solver by default (`--queue`), beyond those being solved.
 pub const DEFAULT_QUEUE: usize = 64;
 /// The most `--queue` may be: with `--jobs`, below the connections a server keeps open
@@ -66,7 +65,7 @@ impl Default for SolveLimits {
         SolveLimits {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             queue: DEFAULT_QUEUE,
-            budget: Duration::from_millis(DEFAULT_BUDGET_MS),
+            budget: Duration::from_millis(BUDGET.default),
             cors: Vec::new(),
         }
     }
@@ -147,14 +146,14 @@ impl Drop for Admitted<'_> {
 }
 
 /// A request's parameters, checked.
-struct Request {
+struct SolveQuery {
     pos_text: String,
     pos: AnyPosition,
     weak: bool,
     budget: Duration,
 }
 
-fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, String> {
+fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<SolveQuery, String> {
     let number = |name: &str, default: u64| -> Result<u64, String> {
         match q.get(name) {
             None => Ok(default),
@@ -184,12 +183,15 @@ fn parse(q: &HashMap<String, String>, max_budget: Duration) -> Result<Request, S
         return Err(match pos.winner() {
             None => "pos: the board is full: there is nothing to solve".into(),
             Some(w) => format!(
-                "pos: the game is over: player {} has four in a row",
-                if w == Player::First { 1 } else { 2 }
+                "pos: {}",
+                game_over(&format!(
+                    "player {} has four in a row",
+                    if w == Player::First { 1 } else { 2 }
+                ))
             ),
         });
     }
-    Ok(Request {
+    Ok(SolveQuery {
         pos_text: pos_text.clone(),
         pos,
         weak,
@@ -315,8 +317,7 @@ pub struct ServeArgs {
     cors: Vec<String>,
     /// Milliseconds a request may take to prove its position (the default and the most a
     /// request's `budget_ms` may ask).
-    #[arg(long, default_value_t = DEFAULT_BUDGET_MS,
-          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    #[arg(long, default_value_t = BUDGET.default, value_parser = |s: &str| BUDGET.parse(s))]
     budget_ms: u64,
 }
 

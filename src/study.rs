@@ -115,7 +115,7 @@ mod tests {
             );
             // alpha-beta's value at every depth is minimax's
             for d in 0..6 {
-                let value = |i: usize| runs[i].1[d].lines[0].score;
+                let value = |i: usize| runs[i].1[d].lines[0].value.score;
                 assert_eq!(value(0), value(1), "{moves} depth {}", d + 1);
                 assert_eq!(value(0), value(2), "{moves} depth {}", d + 1);
             }
@@ -140,7 +140,7 @@ mod tests {
             }
             let (r, _) = at(level, &P::from_moves("414141").unwrap(), 3);
             assert_eq!(r.best, Some(3), "level {level}");
-            assert_eq!(r.last.lines[0].score, Score::Win(1), "level {level}");
+            assert_eq!(r.last.lines[0].value.score, Score::Win(1), "level {level}");
         }
     }
 
@@ -150,7 +150,11 @@ mod tests {
     fn levels_prove_short_wins_and_stop_in_time() {
         for level in MINIMAX..=DEEPENING {
             let (r, its) = at(level, &P::from_moves("3141").unwrap(), 5);
-            assert_eq!(r.last.lines[0].score, Score::Win(2), "{level}: {its:?}");
+            assert_eq!(
+                r.last.lines[0].value.score,
+                Score::Win(2),
+                "{level}: {its:?}"
+            );
             assert_eq!(r.best, Some(4), "level {level}");
         }
         let mut s = Searcher::new(8);

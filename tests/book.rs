@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use vier::board::{Position, Size};
 use vier::book::journal::journal_path;
 use vier::book::{checksum, image_checksum, key_as, position_from_key, Book, BookError, FileKind};
-use vier::book_build::build::{build, enumerate, solve_entry, verify, BuildOptions};
+use vier::book_build::{build, enumerate, solve_entry, verify, BuildOptions};
 use vier::control::SearchControl;
 use vier::ordering::column_order;
 use vier::search::{Iteration, SearchLimits, Searcher};
@@ -1008,7 +1008,7 @@ fn a_book_built_over_128_bit_boards_is_the_64_bit_one_byte_for_byte() {
     let mut wide = narrow.clone();
     wide.out = dir.join("wide.book");
     let a = build(&narrow, &mut Vec::new()).expect("builds over u64");
-    let b = vier::book_build::build::build_sized::<5, 4, u128>(&wide, &mut Vec::new())
+    let b = vier::book_build::build_sized::<5, 4, u128>(&wide, &mut Vec::new())
         .expect("builds over u128");
     assert!(a.len() > 1000, "{}", a.len());
     assert_eq!(a, b);

@@ -10,10 +10,10 @@ use vier::bits::Bitboard;
 use vier::board::{Position, Size, SizedJob};
 use vier::book::shard::ShardSpec;
 use vier::book::Book;
-use vier::book_build::build::{build, enumerate, BuildOptions};
 use vier::book_build::select::{
     held_past_depth, positions, positions_with, proof_cost, select, SelectOptions,
 };
+use vier::book_build::{build, enumerate, BuildOptions};
 use vier::solver::Solver;
 
 /// Positions of 7x6 after 0 to 6 plies (OEIS A212693); no game ends before the 7th disc, so

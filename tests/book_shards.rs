@@ -11,7 +11,7 @@ use vier::board::Size;
 use vier::book::journal::journal_path;
 use vier::book::shard::{shard_of, Shard, ShardSpec};
 use vier::book::{key_discs, position_from_key, Book, BookError, Entry, FileKind};
-use vier::book_build::build::{
+use vier::book_build::{
     build, build_shard, enumerate, merge, BuildOptions, MergeError, MergeOptions,
 };
 

@@ -30,7 +30,7 @@ fn plans() -> Vec<(&'static str, Plan)> {
     vec![
         // README.md
         (
-            "cargo install --path .",
+            "cargo install --locked --path .",
             Skip("installs into ~/.cargo/bin: the suite tests the binary cargo built for it, put on PATH here"),
         ),
         ("vier --version", Run(NONE)),
@@ -79,6 +79,7 @@ fn plans() -> Vec<(&'static str, Plan)> {
         ),
         // README.md
         ("tools/test.sh", Skip("the suite itself")),
+        ("tools/test.sh --quick", Skip("the suite's fast tier: the same tests, fewer of them")),
         ("cargo test --profile slow-tests --test solver -- --ignored full_sets", Skip("an ignored test of the suite: an hour")),
         ("cargo test --profile slow-tests --test solver -- --ignored empty_board_7x6", Skip("an ignored test of the suite: an hour")),
         // docs/web.md

@@ -270,6 +270,63 @@ fn circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         .find_map(|n| visit(n, edges, &mut Vec::new(), &mut done))
 }
 
+/// The front ends and their own crates: where each one's files are, how its code names the
+/// engine crate, and the modules it may use besides the engine's vocabulary (`engine`, the
+/// board, the notation). Only `vier book`, the offline tool that makes books, works on the
+/// book's files and the solver's scores itself.
+const FRONT_ENDS: &[(&str, &str, &[&str])] = &[
+    ("src/protocol", "crate", &["protocol"]),
+    ("src/cli/play", "crate", &["cli"]),
+    ("src/cli/solve.rs", "crate", &["cli"]),
+    ("src/cli/mod.rs", "crate", &["cli"]),
+    (
+        "src/cli/book.rs",
+        "crate",
+        &["cli", "book", "book_build", "bits", "score"],
+    ),
+    ("src/gui", "crate", &["gui", "serve", "http"]),
+    ("src/serve.rs", "crate", &["serve", "http"]),
+    ("python/src", "vier", &[]),
+    ("web/engine/src", "vier", &["gui"]),
+];
+
+/// What every front end may use of the engine crate: the engine's vocabulary, the board and
+/// the notation.
+const VOCABULARY: &[&str] = &["engine", "board", "notation"];
+
+#[test]
+fn front_ends_speak_only_the_engines_vocabulary() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for &(place, krate, own) in FRONT_ENDS {
+        let path = root.join(place);
+        let mut files = Vec::new();
+        if path.is_dir() {
+            rust_files(&path, &mut files);
+        } else {
+            files.push(path.clone());
+        }
+        assert!(!files.is_empty(), "{place}: no Rust file");
+        for file in files {
+            seen += 1;
+            let text = code(&std::fs::read_to_string(&file).unwrap());
+            for (line, p) in paths(&text, krate) {
+                let target = p[0].as_str();
+                if !VOCABULARY.contains(&target) && !own.contains(&target) {
+                    wrong.push(format!(
+                        "{}:{line}: {krate}::{} is below the engine's vocabulary",
+                        file.strip_prefix(root).unwrap().display(),
+                        p.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(seen > 20, "read only {seen} files");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn no_module_refers_to_a_module_above_it_and_no_module_has_a_circle_inside() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

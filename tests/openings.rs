@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use vier::board::{Position, Size};
 use vier::book::openings::{openings, Opening, OpeningsError, OpeningsOptions};
 use vier::book::Book;
-use vier::book_build::build::{build, BuildOptions};
+use vier::book_build::{build, BuildOptions};
 
 fn repo_file(rel: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);

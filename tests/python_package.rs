@@ -7,80 +7,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn venv_python(venv: &Path) -> PathBuf {
-    venv.join("bin").join("python")
-}
-
-/// The virtual environment with the build and test requirements, made once.
-fn environment(tmp: &Path) -> PathBuf {
-    let venv = tmp.join("pyvenv");
-    let python = venv_python(&venv);
-    if !python.exists() {
-        common::run_checked(
-            Command::new("python3").args(["-m", "venv"]).arg(&venv),
-            "python3 -m venv",
-        );
-    }
-    let ready = Command::new(&python)
-        .args(["-c", "import maturin, pytest, pettingzoo, pygame"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ready {
-        // pettingzoo's connect_four_v3 imports pygame for its renderer
-        common::run_checked(
-            Command::new(&python).args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "maturin>=1.5,<2",
-                "pytest",
-                "pettingzoo>=1.24",
-                "pygame",
-            ]),
-            "pip install maturin pytest pettingzoo pygame",
-        );
-    }
-    venv
-}
 
 #[test]
 fn python_package_builds_and_passes_its_tests() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let venv = environment(tmp);
-    let python = venv_python(&venv);
-    // maturin's build backend runs the `maturin` program: the environment's, as if activated
-    let path = std::env::join_paths(std::iter::once(venv.join("bin")).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .expect("PATH joins");
-    // `pip install .` as a user runs it, with the build requirements already in place (no
-    // isolated download) and a cargo target directory that outlives the run
-    common::run_checked(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--no-build-isolation",
-                "--no-deps",
-                "--force-reinstall",
-                ".",
-            ])
-            .current_dir(root)
-            .env("PATH", path)
-            .env("CARGO_TARGET_DIR", tmp.join("python-target"))
-            // the tests time nothing: a build without link-time optimisation is ready sooner
-            .env("CARGO_PROFILE_RELEASE_LTO", "off")
-            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
-        "pip install .",
-    );
-    let out = Command::new(&python)
+    let python = common::builds::python_with_package();
+    let out = Command::new(python)
         .args([
             "-m",
             "pytest",

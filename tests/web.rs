@@ -21,7 +21,6 @@ mod common;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 const VIER: &str = env!("CARGO_BIN_EXE_vier");
 
@@ -123,38 +122,8 @@ fn expected() -> String {
     )
 }
 
-/// The static folder, built once for both tests by tools/web.sh (with this build's `vier` to
-/// cut the book); the module's own file beside it.
 fn site() -> &'static (PathBuf, PathBuf) {
-    static SITE: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    SITE.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web");
-        std::fs::create_dir_all(&tmp).expect("a folder for the module");
-        let installed = common::run_checked(
-            Command::new("rustup").args(["target", "list", "--installed"]),
-            "rustup target list --installed",
-        );
-        assert!(
-            installed.lines().any(|t| t == "wasm32-unknown-unknown"),
-            "the wasm32-unknown-unknown target is missing: rustup target add \
-             wasm32-unknown-unknown (tools/test.sh adds it)"
-        );
-        let target = tmp.join("target");
-        let site = tmp.join("site");
-        common::run_checked(
-            Command::new(root.join("tools/web.sh"))
-                .arg(&site)
-                .env("VIER", VIER)
-                .env("CARGO_TARGET_DIR", &target)
-                // the tests time nothing: a build without link-time optimisation is ready sooner
-                .env("CARGO_PROFILE_RELEASE_LTO", "off")
-                .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
-            "tools/web.sh",
-        );
-        let wasm = target.join("wasm32-unknown-unknown/release/vier_web.wasm");
-        (site, wasm)
-    })
+    common::builds::web_site()
 }
 
 #[test]

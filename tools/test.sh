@@ -15,7 +15,8 @@
 # The Rust target wasm32-unknown-unknown (the page's engine, tests/web.rs) is added with rustup.
 #
 # Installing needs root or sudo; without either, or with --check, it says exactly what is
-# missing and the commands that install it, and stops (exit status 1).
+# missing and the commands that install it, and stops (exit status 1). `--quick` runs the fast
+# tier instead (see below), which needs none of these.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,18 @@ say() { printf 'tools/test.sh: %s\n' "$*" >&2; }
 if ! command -v cargo >/dev/null; then
     say "cargo is missing: install Rust with https://rustup.rs (then open a new shell)"
     exit 1
+fi
+
+# The fast tier: what tells a contributor in a few minutes whether a change broke the engine
+# (the unit tests, the rules, the solver on samples of Pons' sets, the book, the protocol and
+# its sessions, the layers, and every proven value of the protocol, vier serve and vier play
+# checked against the solver). It needs cargo and python3 only; the full suite stays for CI.
+if [ "${1:-}" = "--quick" ]; then
+    shift
+    command -v python3 >/dev/null || { say "python3 is missing"; exit 1; }
+    say "cargo test (the fast tier) $*"
+    exec cargo test --no-fail-fast --lib --test board --test solver --test book \
+        --test protocol --test layers --test proven "$@" -- --skip python_and_the_page
 fi
 
 apt_missing=()

@@ -7,6 +7,7 @@ use crossbeam_channel::{bounded, RecvTimeoutError};
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use std::time::Duration;
+use vier::engine::settings::BUDGET;
 use vier::engine::{EngineError, Handle};
 
 /// How often the calling thread, waiting without the GIL, looks for a signal.
@@ -14,12 +15,14 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 /// A `budget_ms` argument, checked: Python callers may pass 0 or a negative number.
 pub fn budget(budget_ms: Option<i64>) -> PyResult<Option<Duration>> {
-    match budget_ms {
-        Some(t) if t < 1 => Err(PyValueError::new_err(format!(
-            "budget_ms must be at least 1, not {t}"
-        ))),
-        t => Ok(t.map(|t| Duration::from_millis(t as u64))),
-    }
+    budget_ms
+        .map(|t| {
+            let ms = BUDGET
+                .check_as("budget_ms", t.into())
+                .map_err(PyValueError::new_err)?;
+            Ok(Duration::from_millis(ms))
+        })
+        .transpose()
 }
 
 /// Runs `work` on a thread of its own under a handle whose budget is `budget`, while the
@@ -59,7 +62,9 @@ pub fn run<T: Send>(
         // joined, not only finished: no thread of the call outlives it
         let _ = py.allow_threads(|| worker.join());
         result?.map_err(|e| match e {
-            EngineError::OutOfTime { .. } => PyTimeoutError::new_err(e.to_string()),
+            EngineError::OutOfTime { .. } | EngineError::OutOfNodes { .. } => {
+                PyTimeoutError::new_err(e.to_string())
+            }
             EngineError::Invalid(why) => PyValueError::new_err(why),
             // only a signal stops it, and its exception was raised above
             EngineError::Stopped => PyRuntimeError::new_err(e.to_string()),

@@ -10,8 +10,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::sync::Mutex;
 use vier::board::{AnyPosition, BoardError, Player, Size};
-use vier::engine::{Engine, EngineError, Handle, Request, Skill, SolverPool};
-use vier::search::SearchLimits;
+use vier::engine::settings::{self, Spin};
+use vier::engine::{
+    game_over, Engine, Handle, Limits, Request, ScoreBound, Settings, SolverPool, TimeLimit,
+};
 
 fn err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -188,7 +190,7 @@ impl PyPosition {
                     format!("column {column} is out of range 0..{last}")
                 }
                 BoardError::ColumnFull { .. } => format!("column {column} is full"),
-                _ => "the game is over: no move can follow".into(),
+                _ => game_over("no move can follow").to_string(),
             })
         })?;
         let moves = self.moves.as_ref().map(|m| {
@@ -238,24 +240,15 @@ fn position(obj: &Bound<'_, PyAny>) -> PyResult<AnyPosition> {
     )))
 }
 
-/// A time limit in ms, checked: Python callers may pass 0 or a negative number.
-fn budget(movetime_ms: Option<i64>) -> PyResult<Option<u64>> {
-    match movetime_ms {
-        Some(t) if t < 1 => Err(PyValueError::new_err(format!(
-            "movetime_ms must be at least 1, not {t}"
-        ))),
-        t => Ok(t.map(|t| t as u64)),
-    }
+/// A whole number a caller gave, checked against the engine's declaration of its setting;
+/// Python's name for it in the error.
+fn checked(spin: Spin, label: &str, v: i64) -> PyResult<u64> {
+    spin.check_as(label, v.into()).map_err(err)
 }
 
-/// A count limit (depth, nodes), checked like [`budget`].
-fn count(name: &str, v: Option<i64>) -> PyResult<Option<u64>> {
-    match v {
-        Some(n) if n < 1 => Err(PyValueError::new_err(format!(
-            "{name} must be at least 1, not {n}"
-        ))),
-        n => Ok(n.map(|n| n as u64)),
-    }
+/// An optional limit (`movetime_ms`, `depth`, `nodes`), checked likewise.
+fn limit(spin: Spin, label: &str, v: Option<i64>) -> PyResult<Option<u64>> {
+    v.map(|v| checked(spin, label, v)).transpose()
 }
 
 /// The exact score of `pos` for the side to move in Pons' convention (0 a draw, 22 - k on 7x6
@@ -309,10 +302,10 @@ fn best_move(
     budget_ms: Option<i64>,
 ) -> PyResult<usize> {
     let p = position(pos)?;
-    let budget = budget(movetime_ms)?;
+    let budget = limit(settings::MOVETIME, "movetime_ms", movetime_ms)?;
     let exact_budget = interrupt::budget(budget_ms)?;
     if p.is_game_over() {
-        return Err(err("the game is over: there is no move to find"));
+        return Err(err(game_over("there is no move to find")));
     }
     let Some(ms) = budget else {
         let best = interrupt::run(py, exact_budget, |h| SolverPool::shared().best_move(&p, h))?;
@@ -327,11 +320,11 @@ fn best_move(
         let lent = ENGINES.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut engine = match lent {
             Some(e) => e,
-            None => {
-                let mut e = Engine::new(LENT_HASH_MB).map_err(|e| e.to_string())?;
-                e.set_book(vier::book::Book::embedded());
-                e
-            }
+            None => Engine::with_settings(&Settings {
+                hash_mb: LENT_HASH_MB,
+                ..Settings::default()
+            })
+            .map_err(|e| e.to_string())?,
         };
         let request = Request::movetime(ms);
         let thought = engine.think(&p, &request, &Handle::new(&request), &mut |_| {});
@@ -353,7 +346,7 @@ fn best_move(
 #[pyclass(module = "vier", name = "Engine", frozen)]
 struct PyEngine {
     inner: Mutex<Engine>,
-    skill: Option<Skill>,
+    settings: Settings,
 }
 
 #[pymethods]
@@ -368,51 +361,34 @@ impl PyEngine {
         seed: i64,
         search_level: i64,
     ) -> PyResult<Self> {
-        let max_threads = vier::solver::MAX_THREADS as i64;
-        if !(1..=max_threads).contains(&threads) {
-            return Err(err(format!(
-                "threads must be 1..={max_threads}, not {threads}"
-            )));
+        // the protocol's options, checked against the same declarations
+        let mut s = Settings::default();
+        s.set_spin(settings::THREADS, "threads", threads.into())
+            .map_err(err)?;
+        s.set_spin(settings::SEARCH_LEVEL, "search_level", search_level.into())
+            .map_err(err)?;
+        s.set_spin(settings::LEVEL_SEED, "seed", seed.into())
+            .map_err(err)?;
+        if let Some(level) = skill {
+            s.set_spin(settings::SKILL, "skill", level.into())
+                .map_err(err)?;
         }
-        let levels = vier::study::MINIMAX as i64..=vier::study::FULL as i64;
-        if !levels.contains(&search_level) {
-            return Err(err(format!(
-                "search_level must be {}..={}, not {search_level}",
-                levels.start(),
-                levels.end()
-            )));
-        }
-        let seed =
-            u64::try_from(seed).map_err(|_| err(format!("seed must be 0 or more, not {seed}")))?;
-        if hash_mb < 1 {
-            return Err(err(format!("hash_mb must be at least 1, not {hash_mb}")));
-        }
-        let full = vier::levels::FULL_SKILL as i64;
-        let skill = match skill {
-            Some(s) if !(1..=full).contains(&s) => {
-                return Err(err(format!("skill must be 1..={full}, not {s}")))
-            }
-            Some(s) => Skill::new(s as u64, seed).map_err(err)?,
-            None => None,
-        };
-        let mut engine = Engine::new(hash_mb as usize).map_err(err)?;
-        engine.set_threads(threads as usize);
-        engine.set_techniques(vier::study::techniques(search_level as u8));
-        engine.set_book(if book {
-            vier::book::Book::embedded()
-        } else {
-            None
-        });
+        s.set_spin(settings::HASH, "hash_mb", hash_mb.into())
+            .map_err(err)?;
+        s.own_book = book;
+        let engine = Engine::with_settings(&s).map_err(err)?;
         Ok(PyEngine {
             inner: Mutex::new(engine),
-            skill,
+            settings: s,
         })
     }
 
     /// Searches `pos` until `movetime_ms` milliseconds, `depth` plies or `nodes` nodes (at
     /// least one must be given) or until it proves the position. Returns a dict: `move` (the
-    /// 0-based column), `score` ("cp N", or "mate N" / "mate -N" once proven), `exact` (Pons'
-    /// score when proven, else None), `depth`, `nodes`, `solved`.
+    /// 0-based column), `score` ("cp N", "mate N" or "mate -N", the protocol's words), `bound`
+    /// ("exact"; "lower" or "upper" when the score is only a bound: a search cut short, or a
+    /// win or loss the search found without proving its distance), `exact` (Pons' score, only
+    /// when proven), `depth`, `nodes`, `solved` (the position's value is proven).
     #[pyo3(signature = (pos, movetime_ms = None, depth = None, nodes = None))]
     fn search<'py>(
         &self,
@@ -423,30 +399,44 @@ impl PyEngine {
         nodes: Option<i64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let p = position(pos)?;
-        let movetime_ms = budget(movetime_ms)?;
-        let depth = count("depth", depth)?.map(|d| d.min(u32::MAX as u64) as u32);
-        let nodes = count("nodes", nodes)?;
+        let movetime_ms = limit(settings::MOVETIME, "movetime_ms", movetime_ms)?;
+        let depth = limit(settings::DEPTH, "depth", depth)?.map(|d| d as u32);
+        let nodes = limit(settings::NODES, "nodes", nodes)?;
         if movetime_ms.is_none() && depth.is_none() && nodes.is_none() {
             return Err(err(
                 "give a limit: movetime_ms, depth or nodes (an unlimited search may never end)",
             ));
         }
-        let mut request = match movetime_ms {
-            Some(ms) => Request::movetime(ms),
-            None => Request::default(),
+        let time = match movetime_ms {
+            Some(ms) => Request::movetime(ms).time,
+            None => TimeLimit::default(),
         };
-        request.limits = SearchLimits {
-            depth,
-            nodes,
-            multipv: 1,
-            ..SearchLimits::default()
-        };
-        request.skill = self.skill;
+        let request = self.settings.request(
+            TimeLimit {
+                overhead_ms: 0,
+                ..time
+            },
+            Limits {
+                depth,
+                nodes,
+                multipv: 1,
+                ..Limits::default()
+            },
+        );
         let thought = self.think(py, &p, &request)?;
         let d = PyDict::new(py);
         d.set_item("move", thought.column)?;
-        d.set_item("score", thought.score().to_string())?;
-        d.set_item("exact", thought.exact(&p))?;
+        let value = thought.value();
+        d.set_item("score", value.map(|v| v.score.to_string()))?;
+        d.set_item(
+            "bound",
+            value.map(|v| match v.bound {
+                ScoreBound::Exact => "exact",
+                ScoreBound::Lower => "lower",
+                ScoreBound::Upper => "upper",
+            }),
+        )?;
+        d.set_item("exact", thought.exact())?;
         d.set_item("depth", thought.last.depth)?;
         d.set_item("nodes", thought.last.nodes)?;
         d.set_item("solved", thought.last.solved)?;
@@ -462,8 +452,17 @@ impl PyEngine {
         movetime_ms: i64,
     ) -> PyResult<usize> {
         let p = position(pos)?;
-        let mut request = Request::movetime(budget(Some(movetime_ms))?.unwrap_or(1));
-        request.skill = self.skill;
+        let ms = checked(settings::MOVETIME, "movetime_ms", movetime_ms)?;
+        let request = self.settings.request(
+            TimeLimit {
+                overhead_ms: 0,
+                ..Request::movetime(ms).time
+            },
+            Limits {
+                multipv: 1,
+                ..Limits::default()
+            },
+        );
         Ok(self.think(py, &p, &request)?.column.unwrap_or_default())
     }
 
@@ -482,9 +481,7 @@ impl PyEngine {
         request: &Request,
     ) -> PyResult<vier::engine::Thought> {
         if p.is_game_over() {
-            return Err(err(EngineError::Invalid(
-                "the game is over: there is no move to find".into(),
-            )));
+            return Err(err(game_over("there is no move to find")));
         }
         Ok(py.allow_threads(|| {
             let mut engine = self.inner.lock().unwrap_or_else(|e| e.into_inner());

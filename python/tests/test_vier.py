@@ -181,7 +181,7 @@ def test_ctrl_c_interrupts_an_exact_solve():
 def test_a_budget_below_one_ms_is_refused(bad):
     with pytest.raises(ValueError) as e:
         vier.solve("4453", budget_ms=bad)
-    assert f"budget_ms must be at least 1, not {bad}" in str(e.value)
+    assert f"budget_ms must be 1..=86400000, not {bad}" in str(e.value)
 
 
 def test_a_position_reads_and_writes_moves_board_strings_and_cells():
@@ -226,14 +226,14 @@ def test_a_position_reads_and_writes_moves_board_strings_and_cells():
         (lambda: vier.solve("1212121"), "the game is over"),
         (lambda: vier.best_move("1212121"), "the game is over"),
         (lambda: vier.solve(42), "a position must be a vier.Position or a move string, not int"),
-        (lambda: vier.best_move("4", movetime_ms=0), "movetime_ms must be at least 1"),
+        (lambda: vier.best_move("4", movetime_ms=0), "movetime_ms must be 1..="),
         (lambda: vier.Engine(threads=0), "threads must be 1..=64, not 0"),
         (lambda: vier.Engine(search_level=9), "search_level must be 1..=7, not 9"),
         (lambda: vier.Engine(skill=0), "skill must be 1..=9, not 0"),
         (lambda: vier.Engine(skill=10), "skill must be 1..=9, not 10"),
-        (lambda: vier.Engine(hash_mb=0), "hash_mb must be at least 1, not 0"),
-        (lambda: vier.Engine().search("4", depth=-2), "depth must be at least 1, not -2"),
-        (lambda: vier.best_move("4", movetime_ms=-5), "movetime_ms must be at least 1, not -5"),
+        (lambda: vier.Engine(hash_mb=0), "hash_mb must be 2..=33554432, not 0"),
+        (lambda: vier.Engine().search("4", depth=-2), "depth must be 1..=4294967295, not -2"),
+        (lambda: vier.best_move("4", movetime_ms=-5), "movetime_ms must be 1..=86400000, not -5"),
         (lambda: vier.Engine().search("4"), "give a limit"),
         (
             lambda: vier.connectx.agent({"board": [0] * 42, "mark": 1}, {"rows": 6, "columns": 7, "inarow": 5}),

@@ -5,16 +5,19 @@
 //! and bitboard type `B`; moves, four in a row, keys), [`text`] (move strings, board strings,
 //! FEN, the drawn board, and [`BoardError`]), [`perft`], [`size`] (a [`Size`] chosen at run
 //! time) and [`any`] ([`AnyPosition`], the erased position every front end holds, and
-//! [`SizedJob`]/[`PositionJob`], the only way from a run-time size to typed code).
+//! [`SizedJob`]/[`PositionJob`], the only way from a run-time size to typed code), and
+//! [`record`] (a game's moves from its start, with the ones taken back).
 
 pub mod any;
 pub mod perft;
+pub mod record;
 pub mod rules;
 pub mod size;
 pub mod text;
 
 pub use any::{AnyPosition, PositionJob, SizedJob};
 pub use perft::{perft, perft_until};
+pub use record::Record;
 pub use rules::{mirror, Cell, Geometry, Player, Position};
 pub use size::{Size, SizeError};
 pub use text::BoardError;

@@ -20,7 +20,8 @@
 //! is opened; a journal of another board size, or of the first format (magic "VIERJRNL",
 //! records without the move), is refused.
 
-use super::format::{key_bytes, Entry};
+use super::format::Entry;
+use super::keys::key_bytes;
 use crate::bits::Bitboard;
 use crate::board::Size;
 use std::collections::HashMap;

@@ -3,7 +3,8 @@
 //! looked up by the solver and the searcher. This module is below the solver: files and
 //! lookups only.
 //!
-//! [`format`](mod@format) is the file (documented byte by byte) and the in-memory book,
+//! [`lookup`] is the book in memory and its probes ([`Book`]), [`format`](mod@format) its file
+//! (documented byte by byte), [`keys`] the keys it is looked up by and the positions they name,
 //! [`shard`] a shard file of a build in pieces (its bytes are drawn there), [`error`] why either
 //! could not be read, [`journal`] the file that keeps a build resumable, [`openings`] picks
 //! balanced openings from a book, and [`open`] is the one place that chooses the book a command
@@ -11,14 +12,18 @@
 //! device or directory).
 
 pub mod error;
-pub mod format;
+mod format;
 pub mod journal;
+mod keys;
+mod lookup;
 pub mod openings;
 pub mod regular;
 pub mod shard;
 
 pub use error::{BookError, FileKind};
-pub use format::*;
+pub use format::{checksum, image_checksum, Entry, Packing};
+pub use keys::{key_as, key_bytes, key_discs, orient, position_from_key, BookKey};
+pub use lookup::Book;
 
 use std::fmt;
 use std::sync::Arc;
@@ -69,14 +74,5 @@ pub fn open(source: &BookSource) -> Result<Option<Arc<Book>>, BookError> {
                 })),
         },
         BookSource::File(path) => Book::load(path).map(|b| Some(Arc::new(b))),
-    }
-}
-
-/// A move string as the book commands print it: `-` for the empty board.
-pub fn display_moves(m: &str) -> &str {
-    if m.is_empty() {
-        "-"
-    } else {
-        m
     }
 }

@@ -35,9 +35,8 @@
 //! holds the work); the checksum also covers the header, so a damaged K or N is caught.
 
 use super::error::{BookError, FileKind};
-use super::format::{
-    checksum, decode_entries, encode_entries, entry_bytes, position_from_key, BookKey, Entry,
-};
+use super::format::{checksum, decode_entries, encode_entries, entry_bytes, Entry};
+use super::keys::{position_from_key, BookKey};
 use crate::bits::Bitboard;
 use crate::board::{Position, Size};
 use crate::rng::splitmix64;

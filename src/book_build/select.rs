@@ -111,12 +111,12 @@ fn select_sized<const W: usize, const H: usize, B: Bitboard>(
     let mut todo: Vec<(usize, Position<W, H, B>)> = Vec::new();
     let mut seen = HashSet::new();
     for (i, m) in candidates.iter().enumerate() {
-        let p = super::build::listed_position::<W, H, B>(m, "candidate")?;
+        let p = super::options::listed_position::<W, H, B>(m, "candidate")?;
         if seen.insert(p.symmetric_key().0) {
             todo.push((i, p));
         }
     }
-    super::build::thread_tables_fit(opts.hash_mb, opts.threads)?;
+    super::options::thread_tables_fit(opts.hash_mb, opts.threads)?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = unbounded::<(usize, Option<u64>)>();
     let started = Instant::now();

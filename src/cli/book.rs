@@ -4,7 +4,8 @@
 
 use crate::bits::Bitboard;
 use crate::board::{AnyPosition, Position, PositionJob, Size};
-use crate::book::{display_moves, key_discs, Book, BookError};
+use crate::book::{key_discs, Book, BookError};
+use crate::notation::display_moves;
 use clap::Subcommand;
 use std::io::{self, Write};
 use std::path::Path;
@@ -246,7 +247,7 @@ fn build_commands(cmd: BookCmd, out: &mut dyn Write) -> io::Result<ExitCode> {
             book,
         } => {
             let extra = read_list(extra)?;
-            let opts = crate::book_build::build::BuildOptions {
+            let opts = crate::book_build::BuildOptions {
                 size,
                 depth,
                 threads,
@@ -257,9 +258,10 @@ fn build_commands(cmd: BookCmd, out: &mut dyn Write) -> io::Result<ExitCode> {
                 book,
             };
             match shard {
-                None => crate::book_build::build::build(&opts, &mut io::stderr()).map(|_| ()),
-                Some(spec) => crate::book_build::build::build_shard(&opts, spec, &mut io::stderr())
-                    .map(|_| ()),
+                None => crate::book_build::build(&opts, &mut io::stderr()).map(|_| ()),
+                Some(spec) => {
+                    crate::book_build::build_shard(&opts, spec, &mut io::stderr()).map(|_| ())
+                }
             }
             .map(|()| ExitCode::SUCCESS)
         }
@@ -270,14 +272,13 @@ fn build_commands(cmd: BookCmd, out: &mut dyn Write) -> io::Result<ExitCode> {
             extra,
             shards,
         } => {
-            let opts = crate::book_build::build::MergeOptions {
+            let opts = crate::book_build::MergeOptions {
                 out: file,
                 line,
                 hash_mb: hash,
                 extra: read_list(extra)?,
             };
-            crate::book_build::build::merge(&opts, &shards, &mut io::stderr())
-                .map(|_| ExitCode::SUCCESS)
+            crate::book_build::merge(&opts, &shards, &mut io::stderr()).map(|_| ExitCode::SUCCESS)
         }
         BookCmd::Verify {
             file,
@@ -286,7 +287,7 @@ fn build_commands(cmd: BookCmd, out: &mut dyn Write) -> io::Result<ExitCode> {
             hash,
         } => {
             let book = load(&file)?;
-            let sum = crate::book_build::build::verify(&book, sample, seed, hash, out)?;
+            let sum = crate::book_build::verify(&book, sample, seed, hash, out)?;
             eprintln!(
                 "checked {} of {} entries, mismatches {}",
                 sum.checked,
@@ -307,9 +308,9 @@ fn build_commands(cmd: BookCmd, out: &mut dyn Write) -> io::Result<ExitCode> {
             size,
         } => {
             let list = if candidates.as_os_str() == "-" {
-                crate::book_build::build::read_move_lines(io::stdin().lock())?
+                crate::book_build::read_move_lines(io::stdin().lock())?
             } else {
-                crate::book_build::build::read_move_list(&candidates)?
+                crate::book_build::read_move_list(&candidates)?
             };
             let opts = crate::book_build::select::SelectOptions {
                 size,
@@ -387,9 +388,7 @@ fn build_commands(_: BookCmd, _: &mut dyn Write) -> io::Result<ExitCode> {
 /// The move strings of an `--extra` list, none without one.
 #[cfg(feature = "book-build")]
 fn read_list(path: Option<std::path::PathBuf>) -> io::Result<Vec<String>> {
-    path.map_or(Ok(Vec::new()), |p| {
-        crate::book_build::build::read_move_list(&p)
-    })
+    path.map_or(Ok(Vec::new()), |p| crate::book_build::read_move_list(&p))
 }
 
 /// Reads a book for the commands, turning its error into an `io::Error` that says which file.

@@ -7,6 +7,7 @@ pub mod prove;
 pub mod solve;
 
 use crate::board::{AnyPosition, BoardError, Size};
+use crate::engine::settings::{table_fits, SOLVE_HASH};
 use std::io;
 use std::process::ExitCode;
 
@@ -43,12 +44,10 @@ pub fn perft(size: Size, moves: &str, depth: u32) -> Result<u64, BoardError> {
 
 /// A `--hash` size: a number of megabytes the machine has.
 pub fn table_mb(s: &str) -> Result<usize, String> {
-    let mb: usize = s
+    let mb: i128 = s
         .parse()
         .map_err(|_| format!("'{s}' is not a number of megabytes"))?;
-    if mb == 0 {
-        return Err("a table needs at least 1 MB".into());
-    }
-    crate::tt::check_size(mb).map_err(|e| e.to_string())?;
+    let mb = SOLVE_HASH.check_as("a table's megabytes", mb)? as usize;
+    table_fits(mb)?;
     Ok(mb)
 }

@@ -6,13 +6,9 @@
 //! lines at 1, 2, 4, ... seconds (at most a minute apart); `--budget-ms` bounds each position,
 //! and one not proven in time is printed as `-` with `UNPROVEN`.
 
-use crate::bits::Bitboard;
-use crate::board::{Position, Size, SizedJob};
-use crate::book::Book;
-use crate::book::BookSource;
-use crate::control::{SearchControl, SOLVER_POLL_NODES};
-use crate::score;
-use crate::solver::Solver;
+use crate::board::{AnyPosition, Size};
+use crate::engine::{Answer, Book, EngineError, Handle, Question, Settings, SolverPool};
+use crate::notation;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,25 +58,29 @@ pub struct SolveArgs {
 /// when a score differs from the one expected, 2 for a book that cannot be used, 3 when a
 /// position was not proven within `--budget-ms` or `--budget-nodes`.
 pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
-    let source = match (args.no_book, args.book) {
-        (true, _) => BookSource::Off,
-        (false, None) => BookSource::BuiltIn,
-        (false, Some(path)) => BookSource::File(path),
+    // the book as the protocol's OwnBook and BookFile choose it
+    let mut settings = Settings {
+        own_book: !args.no_book,
+        ..Settings::default()
     };
-    let book = match crate::book::open(&source) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: {source}: {e}");
+    if let Some(path) = &args.book {
+        settings
+            .set("BookFile", Some(&path.to_string_lossy()))
+            .map_err(io::Error::other)?;
+        if let Some(Err(e)) = &settings.book_note {
+            eprintln!("error: {e}");
             return Ok(ExitCode::from(2));
         }
-    };
+    }
+    let book = settings.consulted_book();
     let size = args.size;
     // a file asked for must be of the positions' size (the built-in 7x6 book is simply not
     // consulted on another board)
-    if let (BookSource::File(_), Some(b)) = (&source, &book) {
+    if let (Some(path), Some(b)) = (&args.book, &book) {
         if (b.width(), b.height()) != (size.width(), size.height()) {
             eprintln!(
-                "error: {source}: a {}x{} book, and the positions are {size} (--size)",
+                "error: {}: a {}x{} book, and the positions are {size} (--size)",
+                path.display(),
                 b.width(),
                 b.height()
             );
@@ -155,7 +155,7 @@ pub struct SolveSummary {
     pub total_micros: f64,
     /// The nodes of all positions by discs on the board (a `stats` build only).
     #[cfg(feature = "stats")]
-    pub stats: crate::solver::stats::Stats,
+    pub stats: crate::engine::Stats,
 }
 
 impl SolveSummary {
@@ -192,25 +192,14 @@ pub fn run(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<SolveSummary> {
-    struct Run<'a, R, O>(&'a SolveOptions, R, &'a mut O);
-    impl<R: BufRead, O: Write> SizedJob for Run<'_, R, O> {
-        type Output = io::Result<SolveSummary>;
-        fn run<const W: usize, const H: usize, B: Bitboard>(self) -> Self::Output {
-            run_sized::<W, H, B>(self.0, self.1, self.2)
-        }
-    }
-    opts.size.run(Run(opts, input, out))
-}
-
-fn run_sized<const W: usize, const H: usize, B: Bitboard>(
-    opts: &SolveOptions,
-    input: impl BufRead,
-    out: &mut impl Write,
-) -> io::Result<SolveSummary> {
-    let mut solver =
-        Solver::try_new(opts.hash_mb).map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
-    solver.set_book(opts.book.clone());
-    solver.set_threads(opts.threads);
+    let pool = SolverPool::try_new(opts.book.clone(), opts.hash_mb, opts.threads)
+        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+    let width = opts.size.width();
+    let question = if opts.all {
+        Question::Analyse { weak: opts.weak }
+    } else {
+        Question::Solve { weak: opts.weak }
+    };
     let mut sum = SolveSummary::default();
     let progress = Progress::start(opts.progress);
     for (i, line) in input.lines().enumerate() {
@@ -239,7 +228,7 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
         };
         // `-` is the empty board, which has no digits to write
         let moves_str = if moves == "-" { "" } else { moves };
-        let pos = match Position::<W, H, B>::from_moves(moves_str) {
+        let pos = match AnyPosition::from_moves(opts.size, moves_str) {
             Ok(p) => p,
             Err(e) => {
                 sum.errors += 1;
@@ -247,57 +236,59 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
                 continue;
             }
         };
-        solver.clear();
-        solver.reset_nodes();
-        let control = opts
-            .budget
-            .map_or_else(SearchControl::unlimited, SearchControl::within);
-        solver.set_limits(Some(control.clone()), opts.node_budget);
-        let start = Instant::now();
-        let (text, score, proven) = progress.watch(moves, &control, || {
-            if opts.all {
-                match solver.analyse(&pos, opts.weak) {
-                    Ok(scores) => {
-                        let best = scores.iter().flatten().max().copied();
-                        let text = scores
-                            .iter()
-                            .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                        (text, best, true)
-                    }
-                    Err(_) => (vec!["-"; W].join(" "), None, false),
+        let handle = Handle::within(opts.budget).with_nodes(opts.node_budget);
+        let proof = progress.watch(moves, &handle, || pool.ask(&pos, question, &handle));
+        let (text, score, proof) = match proof {
+            Ok(proof) => match &proof.answer {
+                Answer::Columns(scores) => {
+                    let best = scores.iter().flatten().max().copied();
+                    let text = scores
+                        .iter()
+                        .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    (text, best, Ok(proof))
                 }
-            } else {
-                let s = if opts.weak {
-                    solver.solve_weak(&pos)
-                } else {
-                    solver.solve(&pos)
-                }
-                .ok();
-                (s.map_or("-".into(), |v| v.to_string()), s, s.is_some())
+                Answer::Score(s) => (s.to_string(), Some(*s), Ok(proof)),
+                Answer::Best(_) => unreachable!("vier solve asks for no best move"),
+            },
+            Err(e @ EngineError::Invalid(_)) => {
+                sum.errors += 1;
+                writeln!(out, "error: line {}: {e}", i + 1)?;
+                continue;
             }
-        });
-        let micros = start.elapsed().as_secs_f64() * 1e6;
+            Err(e) => {
+                let blank = if opts.all { width } else { 1 };
+                (vec!["-"; blank].join(" "), None, Err((e, handle.elapsed())))
+            }
+        };
         sum.positions += 1;
-        sum.total_nodes += solver.nodes();
+        let (nodes, micros) = match &proof {
+            Ok(p) => (p.nodes, p.time.as_secs_f64() * 1e6),
+            Err((_, elapsed)) => (handle.progress().nodes, elapsed.as_secs_f64() * 1e6),
+        };
+        sum.total_nodes += nodes;
         #[cfg(feature = "stats")]
-        sum.stats.add(solver.stats());
+        if let Ok(p) = &proof {
+            sum.stats.add(&p.stats);
+        }
         sum.total_micros += micros;
-        write!(out, "{moves} {text} {} {:.0}", solver.nodes(), micros)?;
-        if !proven {
+        write!(out, "{moves} {text} {nodes} {micros:.0}")?;
+        if let Err((e, _)) = &proof {
             sum.unproven += 1;
-            match (opts.node_budget, opts.budget) {
-                (Some(n), _) if solver.nodes() >= n => write!(out, " UNPROVEN within {n} nodes")?,
-                (_, b) => write!(
+            match e {
+                EngineError::OutOfNodes { budget } => {
+                    write!(out, " UNPROVEN within {budget} nodes")?
+                }
+                _ => write!(
                     out,
                     " UNPROVEN within {} ms",
-                    b.map_or(0, |b| b.as_millis())
+                    opts.budget.map_or(0, |b| b.as_millis())
                 )?,
             }
         }
         if let (Some(e), Some(s)) = (expected, score) {
-            let e = if opts.weak { score::outcome(e) } else { e };
+            let e = if opts.weak { e.signum() } else { e };
             if e != s {
                 sum.mismatches += 1;
                 write!(out, " MISMATCH expected {e}")?;
@@ -312,7 +303,7 @@ fn run_sized<const W: usize, const H: usize, B: Bitboard>(
 struct Current {
     moves: String,
     started: Instant,
-    control: Arc<SearchControl>,
+    handle: Handle,
 }
 
 /// One thread for the whole run that reports on stderr the position being proven once it has
@@ -357,7 +348,7 @@ impl Progress {
                 if elapsed < next {
                     continue;
                 }
-                let line = progress_line(&c.moves, elapsed, &c.control);
+                let line = progress_line(&c.moves, elapsed, &c.handle);
                 drop(guard);
                 let mut err = io::stderr().lock();
                 if terminal {
@@ -382,8 +373,8 @@ impl Progress {
         }
     }
 
-    /// Runs `solve`, the proof of `moves` under `control`, as the position the thread watches.
-    fn watch<T>(&self, moves: &str, control: &Arc<SearchControl>, solve: impl FnOnce() -> T) -> T {
+    /// Runs `solve`, the proof of `moves` under `handle`, as the position the thread watches.
+    fn watch<T>(&self, moves: &str, handle: &Handle, solve: impl FnOnce() -> T) -> T {
         if self.thread.is_none() {
             return solve();
         }
@@ -391,7 +382,7 @@ impl Progress {
         set(Some(Current {
             moves: moves.to_string(),
             started: Instant::now(),
-            control: control.clone(),
+            handle: handle.clone(),
         }));
         let r = solve();
         set(None);
@@ -416,17 +407,17 @@ const PROGRESS_AFTER: Duration = Duration::from_secs(1);
 
 /// `4545: 12.0 s, 1.53G nodes, 128M nodes/s, proving -3..5` (the nodes as the solver's threads
 /// have counted them at their polls; the window once the root's first test is under way).
-fn progress_line(moves: &str, elapsed: Duration, control: &SearchControl) -> String {
-    let nodes = control.polls() * SOLVER_POLL_NODES;
+fn progress_line(moves: &str, elapsed: Duration, handle: &Handle) -> String {
+    let now = handle.progress();
     let secs = elapsed.as_secs_f64();
-    let window = control
-        .window()
+    let window = now
+        .window
         .map_or(String::new(), |(lo, hi)| format!(", proving {lo}..{hi}"));
     format!(
         "{}: {secs:.1} s, {} nodes, {} nodes/s{window}",
-        crate::book::display_moves(moves),
-        si(nodes as f64),
-        si(nodes as f64 / secs.max(1e-9))
+        notation::display_moves(moves),
+        si(now.nodes as f64),
+        si(now.nodes as f64 / secs.max(1e-9))
     )
 }
 

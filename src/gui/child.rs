@@ -1,6 +1,7 @@
 //! One engine child process spoken to over the line protocol of `protocol.md`, and the parsing
 //! of what it says. Moves may come back as column digits or as cutechess drops (`P@d1`).
 
+use crate::notation;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
@@ -132,7 +133,7 @@ impl Engine {
     /// A move as this engine reads it: a digit, or a drop on the rank where the disc lands.
     pub fn move_text(&self, col: usize, lands_on_rank: usize) -> String {
         if self.drops {
-            format!("P@{}{}", (b'a' + (col as u8 - 1)) as char, lands_on_rank)
+            notation::drop_text(col - 1, lands_on_rank)
         } else {
             col.to_string()
         }
@@ -150,11 +151,9 @@ impl Engine {
 
 /// A 1-based column from a move token: `4`, `12`, `P@d1` or `p@l1`.
 pub fn parse_move(tok: &str) -> Option<usize> {
-    let widest = crate::bits::MAX_WIDTH;
-    if let Some(rest) = tok.strip_prefix("P@").or_else(|| tok.strip_prefix("p@")) {
-        let f = rest.chars().next()?;
-        let col = (f as usize).checked_sub('a' as usize)? + 1;
-        return (f.is_ascii_lowercase() && col <= widest).then_some(col);
+    let widest = crate::engine::settings::WIDTH.max as usize;
+    if tok.starts_with(['P', 'p']) {
+        return notation::parse_drop(tok).map(|(c, _)| c + 1);
     }
     match tok.parse::<usize>() {
         Ok(c) if (1..=widest).contains(&c) => Some(c),
@@ -163,9 +162,17 @@ pub fn parse_move(tok: &str) -> Option<usize> {
 }
 
 /// Scores as the engine reports them (a proven draw is `cp 0` with `wdl 0 1000 0`).
-pub use crate::score::Score;
+pub use crate::engine::{Score, ScoreBound, Value};
 
-pub use super::state::Info;
+/// One `info` line with a score: its depth, its line's number, the value of its first move
+/// with the bound the engine gave, and the line (1-based columns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Info {
+    pub depth: u32,
+    pub multipv: usize,
+    pub value: Value,
+    pub pv: Vec<usize>,
+}
 
 /// Reads an `info` line with a score; other lines (`info string`, `info depth 0` without pv) give
 /// `None` or an `Info` with an empty pv.
@@ -174,7 +181,8 @@ pub fn parse_info(line: &str) -> Option<Info> {
     if t.next()? != "info" {
         return None;
     }
-    let (mut depth, mut multipv, mut score, mut bound, mut pv) = (0, 1, None, false, Vec::new());
+    let (mut depth, mut multipv, mut score, mut pv) = (0, 1, None, Vec::new());
+    let mut bound = ScoreBound::Exact;
     let mut wdl_draw = false;
     while let Some(k) = t.next() {
         match k {
@@ -192,7 +200,8 @@ pub fn parse_info(line: &str) -> Option<Info> {
                     _ => return None,
                 });
             }
-            "lowerbound" | "upperbound" => bound = true,
+            "lowerbound" => bound = ScoreBound::Lower,
+            "upperbound" => bound = ScoreBound::Upper,
             "wdl" => {
                 let w: Vec<&str> = t.by_ref().take(3).collect();
                 wdl_draw = w == ["0", "1000", "0"];
@@ -211,8 +220,7 @@ pub fn parse_info(line: &str) -> Option<Info> {
     Some(Info {
         depth,
         multipv,
-        score,
-        bound,
+        value: Value { score, bound },
         pv,
     })
 }
@@ -234,15 +242,15 @@ mod tests {
     fn info_lines_in_both_notations() {
         let i = parse_info("info depth 3 seldepth 3 multipv 2 score mate -4 wdl 0 0 1000 nodes 5 nps 1 hashfull 0 time 1 pv P@d1 P@d2 4").unwrap();
         assert_eq!(i.multipv, 2);
-        assert_eq!(i.score, Score::Loss(4));
+        assert_eq!(i.value.score, Score::Loss(4));
         assert_eq!(i.pv, vec![4, 4, 4]);
         let d = parse_info("info depth 9 multipv 1 score cp 0 wdl 0 1000 0 pv 3").unwrap();
-        assert_eq!(d.score, Score::Draw);
+        assert_eq!(d.value.score, Score::Draw);
         let h = parse_info("info depth 9 multipv 1 score cp 0 wdl 119 762 119 pv 3").unwrap();
-        assert_eq!(h.score, Score::Cp(0));
+        assert_eq!(h.value.score, Score::Cp(0));
         assert!(parse_info("info string error: x").is_none());
         let m = parse_info("info score mate -9223372036854775808 pv 1").unwrap();
-        assert_eq!(m.score, Score::Loss(100));
+        assert_eq!(m.value.score, Score::Loss(100));
     }
 
     #[test]

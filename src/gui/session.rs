@@ -4,9 +4,10 @@
 //! disturb each other's searches, and a crash takes down one game's engine only.
 
 use super::child::{parse_bestmove, parse_info, Engine, EngineCmd};
-use super::game::{self, View};
-use super::state::{Job, Refused, Search, Side, State};
-use crate::board::Size;
+use super::conductor::{Conductor, Order, Outcome};
+use super::state::{Refused, Side, State};
+use crate::board::{AnyPosition, Size};
+use crate::engine::Line;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
@@ -17,7 +18,8 @@ const GRACE: Duration = Duration::from_secs(3);
 
 pub struct Session {
     pub id: String,
-    state: Mutex<State>,
+    /// The game and its engine's work.
+    game: Mutex<Conductor>,
     /// When the page last asked for anything: the game used least recently makes room.
     last_seen: Mutex<Instant>,
     /// The latest snapshot (JSON) for the event streams.
@@ -38,21 +40,21 @@ impl Session {
         let state = State::new(seed);
         let s = Arc::new(Session {
             id,
-            state: Mutex::new(state),
+            game: Mutex::new(Conductor::new(state)),
             last_seen: Mutex::new(Instant::now()),
             snapshots: watch::Sender::new(String::new()),
             kick: Notify::new(),
             closed: watch::Sender::new(false),
         });
-        s.publish(&mut s.lock());
+        s.publish(&mut s.game().state);
         tokio::spawn(engine_task(s.clone(), engine, slots));
         s
     }
 
-    /// The state, also after a panic elsewhere (every change is checked before it is made, so
+    /// The game, also after a panic elsewhere (every change is checked before it is made, so
     /// the state is consistent at any point).
-    pub fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn game(&self) -> MutexGuard<'_, Conductor> {
+        self.game.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn subscribe(&self) -> watch::Receiver<String> {
@@ -83,16 +85,17 @@ impl Session {
     }
 
     /// Applies a change the page asked for: `f` checks and changes the state, or says why not
-    /// (and then changes nothing).
+    /// (and then changes nothing). The engine's task hears of it and asks the conductor what
+    /// to do.
     pub fn change(
         &self,
         f: impl FnOnce(&mut State) -> Result<(), Refused>,
     ) -> Result<String, Refused> {
         self.touch();
-        let mut st = self.lock();
-        f(&mut st)?;
-        self.publish(&mut st);
-        drop(st);
+        let mut g = self.game();
+        f(&mut g.state)?;
+        self.publish(&mut g.state);
+        drop(g);
         self.kick.notify_one();
         Ok(self.snapshot())
     }
@@ -110,14 +113,12 @@ impl Session {
         self.snapshots.send_replace(st.snapshot(&self.id));
     }
 
-    fn update(&self, f: impl FnOnce(&mut State)) {
-        let mut st = self.lock();
-        f(&mut st);
-        self.publish(&mut st);
-    }
-
-    fn job(&self) -> Option<Job> {
-        self.lock().job()
+    /// Calls the conductor (`f`) and publishes the state it leaves.
+    fn conduct<T>(&self, f: impl FnOnce(&mut Conductor) -> T) -> T {
+        let mut g = self.game();
+        let out = f(&mut g);
+        self.publish(&mut g.state);
+        out
     }
 
     fn is_closed(&self) -> bool {
@@ -125,25 +126,28 @@ impl Session {
     }
 }
 
-/// Drives the session's engine: starts it, gives it the job the state asks for, restarts it when
-/// it dies or hangs, and ends it when the session closes.
+/// Drives the session's engine: starts it, runs the searches the conductor hands out,
+/// restarts it when it dies or hangs, and ends it when the session closes.
 async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) {
     let mut engine: Option<Engine> = None;
     // held while `engine` may be alive: a game's engine starts only once an evicted game's
     // engine has been ended, so a burst of new games never runs more engines than games
     let mut slot: Option<OwnedSemaphorePermit> = None;
-    let mut configured: Option<(Size, usize, u64)> = None;
+    let mut configured: Option<Configured> = None;
     let mut failures = 0u32;
+    let mut pending: Option<Order> = None;
     let mut closed = sess.closed.subscribe();
     while !sess.is_closed() {
-        let job = sess.job();
         // started before the person's first move when there is an opponent to play, so that
         // its start-up is not added to that move's time; two people never need it
-        let wanted = job.is_some() || sess.lock().engine_side != Side::None;
+        let wanted = {
+            let g = sess.game();
+            g.state.job().is_some() || g.state.engine_side != Side::None
+        };
         if engine.is_none() && wanted {
-            sess.update(|st| {
-                st.engine.state = "starting";
-                st.engine.pid = None;
+            sess.conduct(|g| {
+                g.state.engine.pid = None;
+                g.engine("starting", "")
             });
             if slot.is_none() {
                 tokio::select! {
@@ -159,19 +163,18 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
             match Engine::start(&cmd).await {
                 Ok(e) => {
                     let pid = e.pid;
-                    sess.update(|st| {
-                        st.engine.state = "ready";
-                        st.engine.pid = pid;
-                    });
+                    pending = sess
+                        .conduct(|g| {
+                            g.state.engine.pid = pid;
+                            g.engine("ready", "")
+                        })
+                        .search;
                     engine = Some(e);
                     configured = None;
                 }
                 Err(msg) => {
                     failures += 1;
-                    sess.update(|st| {
-                        st.engine.state = "error";
-                        st.engine.message = format!("{msg}; trying again");
-                    });
+                    sess.conduct(|g| g.engine("error", &format!("{msg}; trying again")));
                     // back off, so that an engine that cannot start does not spin
                     let wait = Duration::from_secs(u64::from(failures.min(5)) * 2);
                     tokio::select! {
@@ -182,7 +185,10 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
                 }
             }
         }
-        let (Some(e), Some(job)) = (engine.as_mut(), job) else {
+        if pending.is_none() && engine.is_some() {
+            pending = sess.conduct(|g| g.work()).search;
+        }
+        let (Some(e), Some(order)) = (engine.as_mut(), pending.take()) else {
             tokio::select! {
                 _ = sess.kick.notified() => {}
                 _ = closed.changed() => {}
@@ -190,18 +196,15 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
             continue;
         };
         // a game dropped to make room (or closed) ends its engine at once, whatever it is
-        // doing: the job is of no use any more, and its slot is wanted (issue 60)
+        // doing: the search is of no use any more, and its slot is wanted (issue 60)
         let done = tokio::select! {
-            r = run_job(e, &sess, &job, &mut configured) => r,
+            r = run_search(e, &sess, &order, &mut configured) => r,
             _ = closed.changed() => break,
         };
         match done {
-            Ok(()) => {
+            Ok(next) => {
                 failures = 0;
-                sess.update(|st| {
-                    st.engine.state = "ready";
-                    st.thinking = None;
-                });
+                pending = next;
             }
             Err(msg) => {
                 failures += 1;
@@ -209,12 +212,9 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
                     e.kill().await;
                 }
                 slot = None;
-                sess.update(|st| {
-                    st.engine.state = "error";
-                    st.engine.message = format!("{msg}; the engine was restarted");
-                    st.engine.restarts += 1;
-                    st.engine.pid = None;
-                    st.thinking = None;
+                sess.conduct(|g| {
+                    g.state.engine.pid = None;
+                    g.failed(order.key, &msg)
                 });
                 if failures > 1 {
                     let wait = Duration::from_secs(u64::from(failures.min(5)));
@@ -232,23 +232,27 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
     drop(slot);
 }
 
-/// Runs one job; `Err` means the engine died or hung and must be restarted.
-async fn run_job(
+/// What the engine was last set up for: the board, the lines and the skill level.
+type Configured = (Size, usize, u64);
+
+/// Runs one search of the conductor's on the engine: its options, the position, `go`, the
+/// reports as they come. `Ok` with the next search the conductor hands out (after the answer,
+/// or after a stop because the search was of no use any more); `Err` when the engine died or
+/// hung and must be restarted.
+async fn run_search(
     e: &mut Engine,
     sess: &Session,
-    job: &Job,
-    configured: &mut Option<(Size, usize, u64)>,
-) -> Result<(), String> {
-    let full = crate::levels::FULL_SKILL;
-    let (size, moves, multipv, level) = (job.size(), job.moves(), job.multipv(), job.level());
-    let view = game::view(size, moves)?;
+    order: &Order,
+    configured: &mut Option<Configured>,
+) -> Result<Option<Order>, String> {
+    let full = crate::engine::settings::SKILL.max;
+    let (size, multipv, level) = (order.size, order.multipv, order.level);
     if *configured != Some((size, multipv, level)) {
         // an engine that was never given a level is left without the option (another engine
         // may not have it)
         let leveled = configured.is_some_and(|c| c.2 != full);
         if level != full || leveled {
-            let seed = sess.lock().seed;
-            e.send(&format!("setoption name LevelSeed value {seed}"))
+            e.send(&format!("setoption name LevelSeed value {}", order.seed))
                 .await?;
             e.send(&format!("setoption name Skill Level value {level}"))
                 .await?;
@@ -264,75 +268,68 @@ async fn run_job(
         *configured = Some((size, multipv, level));
     }
     let mut line = String::from("position startpos");
-    let mut heights = vec![0usize; size.width() + 1];
-    if !moves.is_empty() {
+    let mut heights = vec![0usize; size.width()];
+    if !order.moves.is_empty() {
         line += " moves";
-        for &c in moves {
+        for &c in &order.moves {
             heights[c] += 1;
             line.push(' ');
-            line += &e.move_text(c, heights[c]);
+            line += &e.move_text(c + 1, heights[c]);
         }
     }
     e.send(&line).await?;
-    sess.update(|st| st.begin(job, &view));
-    let started = Instant::now();
-    let mut done: Vec<Search> = Vec::new();
-    loop {
-        let next = sess.lock().next_search(job, &view, &done);
-        let Some(s) = next else { break };
-        let only = match s.only {
-            Some(c) => format!(" searchmoves {}", e.move_text(c, heights[c] + 1)),
-            None => String::new(),
-        };
-        let Some(best) = search(e, sess, job, &view, &only, s.movetime).await? else {
-            // stopped: the job is no longer wanted
-            return Ok(());
-        };
-        if let Job::Move { .. } = job {
-            let ms = started.elapsed().as_millis() as u64;
-            sess.update(|st| st.finish_move(job, &view, best, ms));
-        }
-        done.push(s);
-    }
-    if let Job::Analyse { .. } = job {
-        sess.update(|st| st.analysis_done(&view));
-    }
-    Ok(())
-}
-
-/// One `go movetime <limit><extra>`, its `info` lines reported as they come. `Some(bestmove)`
-/// when it ran to its end, `None` when it was stopped because the job is no longer wanted.
-async fn search(
-    e: &mut Engine,
-    sess: &Session,
-    job: &Job,
-    view: &View,
-    extra: &str,
-    limit: u64,
-) -> Result<Option<Option<usize>>, String> {
-    e.send(&format!("go movetime {limit}{extra}")).await?;
+    let root = order
+        .moves
+        .iter()
+        .try_fold(AnyPosition::empty(size), |p, &c| p.play(c))
+        .map_err(|e| e.to_string())?;
+    let only = match order.only {
+        Some(c) => format!(" searchmoves {}", e.move_text(c + 1, heights[c] + 1)),
+        None => String::new(),
+    };
+    let limit = order.movetime;
+    e.send(&format!("go movetime {limit}{only}")).await?;
     let mut deadline = tokio::time::Instant::now() + Duration::from_millis(limit) + GRACE;
     let mut stopped = false;
-    let mut cancelled = false;
+    // the conductor dropped the search (the position or the settings changed), and this
+    // search is the next one it handed out
+    let mut cancelled: Option<Option<Order>> = None;
+    // the lines of the depth being reported: an `info` line per line, `multipv` 1 first
+    let mut lines: Vec<Line> = Vec::new();
+    let mut depth = 0;
     loop {
         tokio::select! {
-            line = e.next_line() => {
-                let line = line?;
-                if let Some(best) = parse_bestmove(&line) {
-                    return Ok((!cancelled).then_some(best));
+            text = e.next_line() => {
+                let text = text?;
+                if let Some(best) = parse_bestmove(&text) {
+                    return Ok(match cancelled {
+                        Some(next) => next,
+                        None => sess.conduct(|g| g.searched(order.key, best.map(|c| c - 1))).search,
+                    });
                 }
-                if !cancelled {
-                    if let Some(info) = parse_info(&line) {
-                        sess.update(|st| st.report(job, view, &info));
+                if cancelled.is_some() {
+                    continue;
+                }
+                if let Some(info) = parse_info(&text) {
+                    if info.pv.is_empty() {
+                        continue;
                     }
+                    if info.multipv == 1 || info.depth != depth {
+                        lines.clear();
+                        depth = info.depth;
+                    }
+                    let pv = info.pv.iter().map(|c| c - 1).collect();
+                    lines.push(Line::new(&root, info.value, pv));
+                    sess.conduct(|g| g.report(order.key, depth, &lines));
                 }
             }
             _ = sess.kick.notified(), if !stopped => {
-                if sess.job().as_ref() != Some(job) {
+                let Outcome { stop, search } = sess.conduct(|g| g.work());
+                if stop {
                     // the position or the settings changed: this search is of no use any more
                     e.send("stop").await?;
                     stopped = true;
-                    cancelled = true;
+                    cancelled = Some(search);
                     deadline = tokio::time::Instant::now() + GRACE;
                 }
             }

@@ -5,8 +5,10 @@
 //! engine compiled to WebAssembly in the browser. Both give the page the same snapshots.
 
 use super::game::{self, Status, View};
-use crate::board::Size;
-use crate::score::{ordinal, Score};
+use crate::board::{AnyPosition, Player, Record, Size};
+use crate::engine::settings::{MOVETIME, SKILL, SKILL_ELO};
+use crate::engine::{game_over, Line, Score, ScoreBound, Value};
+use crate::notation::ordinal;
 use serde::{Deserialize, Serialize};
 
 /// Who the engine plays.
@@ -33,23 +35,8 @@ impl Side {
     }
 }
 
-pub const MOVETIME_MIN: u64 = 10;
-pub const MOVETIME_MAX: u64 = 60_000;
 /// An analysis gives up after this long; columns not proven by then are shown as estimates.
 pub const ANALYSIS_MS: u64 = 30_000;
-
-/// One `info` report of a search: a line of the engine's, parsed from the protocol or taken
-/// from the engine service's report.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Info {
-    pub depth: u32,
-    pub multipv: usize,
-    pub score: Score,
-    /// `lowerbound`/`upperbound`: not the line's value.
-    pub bound: bool,
-    /// 1-based columns.
-    pub pv: Vec<usize>,
-}
 
 /// The value of one column in an analysis.
 #[derive(Clone, Debug, Serialize)]
@@ -135,7 +122,7 @@ impl Job {
     pub fn level(&self) -> u64 {
         match self {
             Job::Move { level, .. } => *level,
-            Job::Analyse { .. } => crate::levels::FULL_SKILL,
+            Job::Analyse { .. } => SKILL.max,
         }
     }
 }
@@ -178,7 +165,7 @@ pub struct SettingsReq {
     pub engine: Option<String>,
     pub movetime: Option<u64>,
     pub analysis_always: Option<bool>,
-    /// `Skill Level`: 1.. (crate::levels), the top one the full engine.
+    /// `Skill Level`: 1.. (`engine::settings::SKILL`), the top one the full engine.
     pub level: Option<u64>,
 }
 
@@ -191,12 +178,11 @@ pub struct PositionReq {
 }
 
 pub struct State {
-    pub size: Size,
-    pub moves: Vec<usize>,
-    pub redo: Vec<usize>,
+    /// The game: its board size is the start position's; columns taken back can be replayed.
+    pub record: Record,
     pub engine_side: Side,
     pub movetime: u64,
-    /// The engine's skill level (`Skill Level`, crate::levels); kept across new games.
+    /// The engine's skill level (`Skill Level`); kept across new games.
     pub level: u64,
     /// Seeds the skill level's choices (`LevelSeed`), drawn when the session starts.
     pub seed: u64,
@@ -216,12 +202,10 @@ impl State {
     /// level's choices.
     pub fn new(seed: u64) -> State {
         State {
-            size: Size::default(),
-            moves: Vec::new(),
-            redo: Vec::new(),
+            record: Record::new(AnyPosition::empty(Size::default())),
             engine_side: Side::O,
             movetime: 1000,
-            level: crate::levels::FULL_SKILL,
+            level: SKILL.max,
             seed,
             analysis_always: false,
             analysis_wanted: None,
@@ -239,9 +223,30 @@ impl State {
         }
     }
 
+    /// The board size.
+    pub fn size(&self) -> Size {
+        self.record.start().size()
+    }
+
+    /// The moves from the empty board, 1-based columns.
+    pub fn moves(&self) -> Vec<usize> {
+        self.record.moves().iter().map(|c| c + 1).collect()
+    }
+
     pub fn view(&self) -> View {
         // the moves are only ever changed to legal ones, so this cannot fail
-        game::view(self.size, &self.moves).unwrap_or_else(|_| game::view(self.size, &[]).unwrap())
+        game::view(self.size(), &self.moves())
+            .unwrap_or_else(|_| game::view(self.size(), &[]).unwrap())
+    }
+
+    /// Whether it is the person's turn at `p` (always, with two people).
+    fn persons_turn(&self, p: &AnyPosition) -> bool {
+        let to_move = if p.side_to_move() == Player::First {
+            "x"
+        } else {
+            "o"
+        };
+        !self.engine_side.plays(to_move)
     }
 
     /// After a change the person made: a note about an engine failure that is over has been
@@ -258,72 +263,48 @@ impl State {
     pub fn play(&mut self, column: usize) -> Result<(), String> {
         let v = self.view();
         if v.status != Status::Playing {
-            return Err("the game is over".into());
+            return Err(game_over("no move can follow").to_string());
         }
         if self.engine_side.plays(v.to_move) {
             return Err("it is the engine's turn".into());
         }
         if column == 0 || column > v.width {
-            return Err(format!("column {column} is not on a {} board", self.size));
+            return Err(format!("column {column} is not on a {} board", self.size()));
         }
         if !v.legal.contains(&column) {
             return Err(format!("column {column} is full"));
         }
-        self.moves.push(column);
-        self.redo.clear();
+        self.record.play(column - 1).map_err(|e| e.to_string())?;
         self.position_changed();
         Ok(())
     }
 
-    /// Takes back moves up to the person's previous turn (one move with two people).
+    /// Takes back moves up to the person's previous turn (one move with two people); the
+    /// engine's first move alone is not taken back.
     pub fn undo(&mut self) -> Result<(), String> {
-        if self.moves.is_empty() {
-            return Err("nothing to undo".into());
-        }
-        let mut moves = self.moves.clone();
-        let mut redo = self.redo.clone();
-        while let Some(c) = moves.pop() {
-            redo.push(c);
-            let v = game::view(self.size, &moves).map_err(|e| e.to_string())?;
-            if !self.engine_side.plays(v.to_move) {
-                break;
-            }
-        }
-        if moves.is_empty() && self.engine_side.plays("x") {
-            // the engine's first move cannot be taken back alone: keep it
-            if let Some(c) = redo.pop() {
-                moves.push(c);
-            }
-            if moves == self.moves {
-                return Err("nothing to undo".into());
-            }
-        }
-        self.moves = moves;
-        self.redo = redo;
+        let mut r = self.record.clone();
+        r.undo_until(|p| self.persons_turn(p))
+            .ok_or("nothing to undo")?;
+        self.record = r;
         self.position_changed();
         Ok(())
     }
 
     /// Replays taken-back moves up to the person's next turn.
     pub fn redo(&mut self) -> Result<(), String> {
-        if self.redo.is_empty() {
-            return Err("nothing to redo".into());
-        }
-        while let Some(c) = self.redo.pop() {
-            self.moves.push(c);
-            let v = self.view();
-            if v.status != Status::Playing || !self.engine_side.plays(v.to_move) {
-                break;
-            }
-        }
+        let mut r = self.record.clone();
+        r.redo_until(|p| self.persons_turn(p))
+            .ok_or("nothing to redo")?;
+        self.record = r;
         self.position_changed();
         Ok(())
     }
 
+    /// A new game on `size` after `moves` (1-based columns the caller checked are legal).
     pub fn new_game(&mut self, size: Size, moves: Vec<usize>) {
-        self.size = size;
-        self.moves = moves;
-        self.redo.clear();
+        let zero: Vec<usize> = moves.iter().map(|c| c - 1).collect();
+        let empty = AnyPosition::empty(size);
+        self.record = Record::from_moves(empty, &zero).unwrap_or_else(|_| Record::new(empty));
         self.analysis = None;
         self.last_engine_ms = None;
         self.position_changed();
@@ -332,7 +313,7 @@ impl State {
     pub fn want_analysis(&mut self) -> Result<(), String> {
         let v = self.view();
         if v.status != Status::Playing {
-            return Err("the game is over: there is nothing to analyse".into());
+            return Err(game_over("there is nothing to analyse").to_string());
         }
         self.analysis_wanted = Some(v.moves);
         Ok(())
@@ -348,7 +329,7 @@ impl State {
         if let Some(side) = side {
             self.engine_side = side;
         }
-        let size = size.unwrap_or(self.size);
+        let size = size.unwrap_or(self.size());
         self.new_game(size, Vec::new());
         Ok(())
     }
@@ -357,17 +338,14 @@ impl State {
     pub fn settings(&mut self, req: SettingsReq) -> Result<(), Refused> {
         let side = engine_side(req.engine.as_deref())?;
         if let Some(t) = req.movetime {
-            if !(MOVETIME_MIN..=MOVETIME_MAX).contains(&t) {
-                return Err(Refused::Bad(format!(
-                    "thinking time {t} ms is out of range {MOVETIME_MIN}..{MOVETIME_MAX}"
-                )));
-            }
+            MOVETIME
+                .check_as("the thinking time (ms)", t.into())
+                .map_err(Refused::Bad)?;
         }
         if let Some(l) = req.level {
-            let full = crate::levels::FULL_SKILL;
-            if !(1..=full).contains(&l) {
-                return Err(Refused::Bad(format!("level {l} is out of range 1..{full}")));
-            }
+            SKILL
+                .check_as("the level", l.into())
+                .map_err(Refused::Bad)?;
         }
         if let Some(s) = side {
             self.engine_side = s;
@@ -388,7 +366,7 @@ impl State {
     pub fn position(&mut self, req: PositionReq) -> Result<(), Refused> {
         let size = match &req.size {
             Some(t) => t.parse::<Size>().map_err(|e| Refused::Bad(e.to_string()))?,
-            None => self.size,
+            None => self.size(),
         };
         let moves = game::parse_position(size, &req.text).map_err(Refused::Bad)?;
         self.new_game(size, moves);
@@ -418,14 +396,14 @@ impl State {
 
     /// What the engine should do now, if anything: its move, or the analysis asked for.
     pub fn job(&self) -> Option<Job> {
-        let v = game::view(self.size, &self.moves).ok()?;
+        let v = self.view();
         if v.status != Status::Playing {
             return None;
         }
         if self.engine_side.plays(v.to_move) {
             return Some(Job::Move {
-                size: self.size,
-                moves: self.moves.clone(),
+                size: self.size(),
+                moves: self.moves(),
                 movetime: self.movetime,
                 level: self.level,
             });
@@ -436,8 +414,8 @@ impl State {
             .is_some_and(|a| a.complete && a.moves == v.moves);
         if !done && (self.analysis_always || self.analysis_wanted.as_deref() == Some(&v.moves)) {
             return Some(Job::Analyse {
-                size: self.size,
-                moves: self.moves.clone(),
+                size: self.size(),
+                moves: self.moves(),
             });
         }
         None
@@ -496,18 +474,19 @@ impl State {
         })
     }
 
-    /// An `info` report: the thinking line for a move, or one column's value for an analysis.
-    pub fn report(&mut self, job: &Job, view: &View, info: &Info) {
+    /// A report of the search of `job`: each of its lines (`multipv` 1 first) is the thinking
+    /// line of a move, or one column's value for an analysis.
+    pub fn report(&mut self, job: &Job, view: &View, depth: u32, lines: &[Line]) {
         match job {
             Job::Move { .. } => {
-                if info.multipv == 1 && !info.pv.is_empty() {
+                if let Some(l) = lines.first().filter(|l| !l.pv.is_empty()) {
                     self.thinking = Some(Thinking {
-                        depth: info.depth,
-                        score: score_words(info.score, info.bound),
-                        pv: info
+                        depth,
+                        score: value_words(l.value),
+                        pv: l
                             .pv
                             .iter()
-                            .map(|c| c.to_string())
+                            .map(|c| (c + 1).to_string())
                             .collect::<Vec<_>>()
                             .join(" "),
                     });
@@ -517,15 +496,17 @@ impl State {
                 let Some(a) = self.analysis.as_mut().filter(|a| a.moves == view.moves) else {
                     return;
                 };
-                let Some(cv) = column_value(view, info) else {
-                    return;
-                };
-                if !view.legal.contains(&cv.column) {
-                    return;
+                for line in lines {
+                    let Some(cv) = column_value(line) else {
+                        continue;
+                    };
+                    if !view.legal.contains(&cv.column) {
+                        continue;
+                    }
+                    a.depth = a.depth.max(depth);
+                    a.columns.retain(|c| c.column != cv.column);
+                    a.columns.push(cv);
                 }
-                a.depth = a.depth.max(info.depth);
-                a.columns.retain(|c| c.column != cv.column);
-                a.columns.push(cv);
                 a.columns.sort_by_key(|c| c.column);
                 let top = a.columns.iter().map(|c| c.rank).max();
                 for c in &mut a.columns {
@@ -548,13 +529,11 @@ impl State {
         let Job::Move { size, moves, .. } = job else {
             return;
         };
-        if self.size != *size || self.moves != *moves {
+        if self.size() != *size || self.moves() != *moves {
             return;
         }
         match best {
-            Some(c) if view.legal.contains(&c) => {
-                self.moves.push(c);
-                self.redo.clear();
+            Some(c) if view.legal.contains(&c) && self.record.play(c - 1).is_ok() => {
                 self.last_engine_ms = Some(ms);
                 self.thinking = None;
                 self.analysis_wanted = None;
@@ -609,8 +588,9 @@ struct Snapshot<'a> {
 
 fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
     let view = st.view();
-    let last_move = st.moves.last().map(|&c| {
-        let h = st.moves.iter().filter(|&&m| m == c).count();
+    let moves = st.moves();
+    let last_move = moves.last().map(|&c| {
+        let h = moves.iter().filter(|&&m| m == c).count();
         (c, h)
     });
     // an analysis of another position is not shown
@@ -618,24 +598,24 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
     Snapshot {
         id,
         version: st.version,
-        size: st.size.to_string(),
+        size: st.size().to_string(),
         last_move,
         engine_side: st.engine_side,
         movetime: st.movetime,
         level: st.level,
-        levels: (1..).zip(crate::levels::ELO).collect(),
+        levels: (1..).zip(SKILL_ELO).collect(),
         analysis_always: st.analysis_always,
         analysis,
         thinking: st.thinking.as_ref(),
         engine: &st.engine,
         last_engine_ms: st.last_engine_ms,
         // the engine's opening move alone is not taken back (undo goes to the person's turn)
-        can_undo: match st.moves.len() {
-            0 => false,
-            1 => !st.engine_side.plays("x"),
-            _ => true,
-        },
-        can_redo: !st.redo.is_empty(),
+        can_undo: st
+            .record
+            .clone()
+            .undo_until(|p| st.persons_turn(p))
+            .is_some(),
+        can_redo: st.record.can_redo(),
         sizes: Size::all().map(|s| s.to_string()).collect(),
         unsolved: Size::all()
             .filter(|s| !s.published())
@@ -645,37 +625,32 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
     }
 }
 
-/// A score in words, from the view of the side to move.
-fn score_words(s: Score, bound: bool) -> String {
-    let t = match s {
+/// A value in words, from the view of the side to move.
+fn value_words(v: Value) -> String {
+    let t = match v.score {
         Score::Win(n) => format!("wins with its {} disc from now", ordinal(n)),
         Score::Loss(n) => format!("loses: the opponent connects with its {} disc", ordinal(n)),
         Score::Draw => "draw (proven)".into(),
         Score::Cp(x) => format!("{:+.2} (estimate)", x as f64 / 100.0),
     };
-    if bound {
-        t + ", at least"
-    } else {
-        t
+    match v.bound {
+        ScoreBound::Exact => t,
+        ScoreBound::Lower => t + ", at least",
+        ScoreBound::Upper => t + ", at most",
     }
 }
 
-/// The value of playing `info.pv[0]` for the side to move of `v`.
-fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
-    let column = *info.pv.first()?;
-    let cells = (v.width * v.height) as i32;
-    let moves = v.moves.len() as i32;
-    let exact = !info.bound && !matches!(info.score, Score::Cp(_));
-    // the root's exact score under the line that starts with the column: the column's score
-    let score = info.score.to_exact(cells, moves).unwrap_or(0);
-    let (short, long, score, rank) = match info.score {
+/// The value of playing the line's first move (1-based in the result) for the side to move.
+fn column_value(line: &Line) -> Option<ColumnValue> {
+    let column = line.column()? + 1;
+    let exact = line.exact.is_some();
+    let (short, long, rank) = match line.value.score {
         Score::Win(n) => (
             format!("win {n}"),
             format!(
                 "column {column} wins: four with the {} disc from now",
                 ordinal(n)
             ),
-            score,
             10_000 - n as i32,
         ),
         Score::Loss(n) => (
@@ -684,17 +659,15 @@ fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
                 "column {column} loses: the opponent connects four with its {} disc",
                 ordinal(n)
             ),
-            score,
             -10_000 + n as i32,
         ),
-        Score::Draw => ("draw".into(), format!("column {column} draws"), score, 0),
+        Score::Draw => ("draw".into(), format!("column {column} draws"), 0),
         Score::Cp(x) => (
             format!("{:+.1}", x as f64 / 100.0),
             format!(
                 "column {column}: about {:+.2} (not proven yet)",
                 x as f64 / 100.0
             ),
-            0,
             x.clamp(-9_000, 9_000),
         ),
     };
@@ -702,7 +675,7 @@ fn column_value(v: &View, info: &Info) -> Option<ColumnValue> {
         column,
         short: if exact { short } else { format!("≈{short}") },
         long,
-        score: exact.then_some(score),
+        score: line.exact,
         exact,
         best: false,
         rank,

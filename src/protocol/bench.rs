@@ -9,14 +9,11 @@
 //! signature, the total of both parts.
 
 use super::format;
-use super::game::set_position;
-use super::go::{self, GoSettings};
-use super::options::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
+use super::go;
 use super::parse::{parse_line, Command};
-use crate::board::{Position, Size};
-use crate::book::{self, BookSource};
-use crate::engine::{Engine, Handle};
-use crate::solver::Solver;
+use super::position::set_position;
+use crate::board::{AnyPosition, Size};
+use crate::engine::{Answer, Engine, Handle, Question, Settings, SolverPool};
 use std::io::{self, Write};
 use std::time::Instant;
 
@@ -69,25 +66,25 @@ pub fn run(out: &mut impl Write) -> io::Result<u64> {
     Ok(total_nodes)
 }
 
-/// The solver part: each position solved exactly.
+/// The solver part: each position solved exactly, its table cleared first.
 fn solve_all(out: &mut impl Write) -> io::Result<u64> {
-    let mut solver = Solver::new(BENCH_HASH_MB);
+    let pool = SolverPool::new(None, BENCH_HASH_MB);
     let mut total_nodes = 0u64;
     for moves in BENCH_POSITIONS {
-        let pos = Position::<7, 6>::from_moves(moves).map_err(io::Error::other)?;
-        solver.clear();
-        solver.reset_nodes();
-        let t = Instant::now();
-        let score = solver
-            .solve(&pos)
-            .map_err(|_| io::Error::other("stopped"))?;
+        let pos = AnyPosition::from_moves(Size::default(), moves).map_err(io::Error::other)?;
+        let proof = pool
+            .ask(&pos, Question::Solve { weak: false }, &Handle::unlimited())
+            .map_err(io::Error::other)?;
+        let Answer::Score(score) = proof.answer else {
+            unreachable!("a solve answers with a score")
+        };
         writeln!(
             out,
             "{moves} score {score} nodes {} time {:.1} ms",
-            solver.nodes(),
-            t.elapsed().as_secs_f64() * 1e3
+            proof.nodes,
+            proof.time.as_secs_f64() * 1e3
         )?;
-        total_nodes += solver.nodes();
+        total_nodes += proof.nodes;
     }
     Ok(total_nodes)
 }
@@ -95,12 +92,9 @@ fn solve_all(out: &mut impl Write) -> io::Result<u64> {
 /// The searcher part: `position startpos moves ...` and `go depth BENCH_DEPTH` for each
 /// position, as the protocol runs them.
 fn search_all(out: &mut impl Write) -> io::Result<u64> {
-    let mut engine = Engine::new(DEFAULT_HASH_MB).map_err(io::Error::other)?;
-    engine.set_book(book::open(&BookSource::BuiltIn).map_err(io::Error::other)?);
-    let settings = GoSettings {
-        overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
-        multipv: 1,
-    };
+    // the defaults: built-in book, default Hash, full strength, one line
+    let settings = Settings::default();
+    let mut engine = Engine::with_settings(&settings).map_err(io::Error::other)?;
     let Ok(Command::Go(go)) = parse_line(&format!("go depth {BENCH_DEPTH}")) else {
         unreachable!("a well-formed go command")
     };
@@ -114,7 +108,7 @@ fn search_all(out: &mut impl Write) -> io::Result<u64> {
             unreachable!("a well-formed position command")
         };
         let game = set_position(Size::default(), &start, &tokens).map_err(io::Error::other)?;
-        let request = go::plan(&go, game.size(), game.discs(), settings);
+        let request = go::plan(&go, game.size(), game.discs(), &settings);
         engine.clear();
         let t = Instant::now();
         let thought = engine.think(&game, &request, &Handle::new(&request), &mut |_| {});

@@ -2,8 +2,8 @@
 //! in the notation the GUI asked for.
 
 use crate::board::AnyPosition;
-use crate::score::wdl_permille;
-use crate::search::{Iteration, Line, ScoreBound};
+use crate::engine::{wdl_permille, Line, Report, ScoreBound};
+use crate::notation;
 
 /// How moves are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub fn moves(root: &AnyPosition, cols: &[usize], notation: Notation) -> Vec<Stri
     for &c in cols {
         let Ok(next) = p.play(c) else { break };
         out.push(match notation {
-            Notation::Drops => format!("P@{}{}", (b'a' + c as u8) as char, p.column_height(c) + 1),
+            Notation::Drops => notation::drop_text(c, p.column_height(c) + 1),
             Notation::Digits => (c + 1).to_string(),
         });
         p = next;
@@ -47,9 +47,9 @@ pub fn bestmove(root: &AnyPosition, best: Option<usize>, notation: Notation) -> 
 }
 
 /// The `info` lines of one report on a search from `root`.
-pub fn info(root: &AnyPosition, it: &Iteration, style: InfoStyle) -> Vec<String> {
+pub fn info(root: &AnyPosition, it: &Report, style: InfoStyle) -> Vec<String> {
     let ms = it.time.as_millis() as u64;
-    let nps = it.nodes.saturating_mul(1000) / ms.max(1);
+    let nps = it.nps();
     it.lines
         .iter()
         .enumerate()
@@ -62,7 +62,7 @@ pub fn info(root: &AnyPosition, it: &Iteration, style: InfoStyle) -> Vec<String>
                 score(line)
             );
             if style.show_wdl {
-                let (w, d, l) = wdl_permille(line.score);
+                let (w, d, l) = wdl_permille(line.value.score);
                 s += &format!(" wdl {w} {d} {l}");
             }
             s += &format!(" nodes {} nps {nps}", it.nodes);
@@ -83,8 +83,8 @@ pub fn info(root: &AnyPosition, it: &Iteration, style: InfoStyle) -> Vec<String>
 /// `cp X`, `mate N` or `mate -N`, with `lowerbound`/`upperbound` for a bound. A proven draw is
 /// `cp 0`.
 pub fn score(line: &Line) -> String {
-    let mut s = line.score.to_string();
-    match line.bound {
+    let mut s = line.value.score.to_string();
+    match line.value.bound {
         ScoreBound::Exact => {}
         ScoreBound::Lower => s += " lowerbound",
         ScoreBound::Upper => s += " upperbound",

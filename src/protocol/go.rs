@@ -1,24 +1,14 @@
 //! What a `go` command asks for, worked out without touching any state: its parameters and the
-//! engine's settings in, the engine service's [`Request`] out (its time limit, search limits
-//! and pondering; the skill level is the loop's to add). The loop and `bench` both start their
-//! searches from [`plan`].
+//! engine's settings in, the engine service's [`Request`] out (its time limit, search limits,
+//! pondering and skill level). The loop and `bench` both start their searches from [`plan`].
 
 use super::parse::GoParams;
 use crate::board::Size;
-use crate::engine::Request;
-use crate::score::Score;
-use crate::search::SearchLimits;
-use crate::time::{Clock, TimeLimit};
+use crate::engine::{Clock, Limits, Request, Score, Settings, TimeLimit};
 
-/// The engine settings a search depends on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GoSettings {
-    pub overhead_ms: u64,
-    pub multipv: usize,
-}
-
-/// Plans `go` on a board of `size` with `moves` discs on it.
-pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> Request {
+/// Plans `go` on a board of `size` with `moves` discs on it, with the engine's `settings`
+/// (`MoveOverhead`, `MultiPV`, the skill level).
+pub fn plan(go: &GoParams, size: Size, moves: u32, settings: &Settings) -> Request {
     let cells = size.cells() as u32;
     let first = moves.is_multiple_of(2);
     let (time, inc) = if first {
@@ -34,14 +24,14 @@ pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> Requ
             movestogo: go.movestogo,
         }),
         own_moves_left: (cells - moves).div_ceil(2),
-        overhead_ms: settings.overhead_ms,
+        overhead_ms: 0,
     };
     // a win with the n-th disc from now lies within its plies, where the search is exact
     let depth = match go.mate {
         Some(n) => Some(go.depth.unwrap_or(u32::MAX).min(Score::mate_depth(n))),
         None => go.depth,
     };
-    let limits = SearchLimits {
+    let limits = Limits {
         depth,
         nodes: go.nodes,
         infinite: go.infinite,
@@ -55,10 +45,8 @@ pub fn plan(go: &GoParams, size: Size, moves: u32, settings: GoSettings) -> Requ
         multipv: settings.multipv,
     };
     Request {
-        time: time_limit,
-        limits,
         ponder: go.ponder,
-        skill: None,
+        ..settings.request(time_limit, limits)
     }
 }
 
@@ -75,32 +63,26 @@ mod tests {
         }
     }
 
-    const SETTINGS: GoSettings = GoSettings {
-        overhead_ms: 10,
-        multipv: 1,
-    };
+    fn plan(g: &GoParams, size: Size, moves: u32) -> Request {
+        super::plan(g, size, moves, &Settings::default())
+    }
 
     #[test]
     fn clocks_belong_to_the_side_to_move() {
         let g = go("go wtime 1000 btime 9000");
-        let first = plan(&g, Size::default(), 0, SETTINGS);
-        let second = plan(&g, Size::default(), 1, SETTINGS);
+        let first = plan(&g, Size::default(), 0);
+        let second = plan(&g, Size::default(), 1);
         assert_eq!(first.time.clock.unwrap().remaining_ms, 1000);
         assert_eq!(second.time.clock.unwrap().remaining_ms, 9000);
     }
 
     #[test]
     fn mate_bounds_the_depth_and_infinite_has_no_deadline() {
-        let p = plan(&go("go mate 3 depth 20"), Size::default(), 0, SETTINGS);
+        let p = plan(&go("go mate 3 depth 20"), Size::default(), 0);
         assert_eq!(p.limits.depth, Some(5));
-        let p = plan(
-            &go("go movetime 100 infinite"),
-            Size::default(),
-            0,
-            SETTINGS,
-        );
+        let p = plan(&go("go movetime 100 infinite"), Size::default(), 0);
         assert_eq!(p.deadlines(), Deadlines::default());
-        let p = plan(&go("go searchmoves 4 P@a1"), Size::default(), 0, SETTINGS);
+        let p = plan(&go("go searchmoves 4 P@a1"), Size::default(), 0);
         assert_eq!(p.limits.searchmoves, [3, 0]);
     }
 }

@@ -9,6 +9,7 @@
 //! rules ("skip unknown tokens", "parameters in any order") are about whole
 //! tokens, not characters.
 
+use crate::notation;
 use std::fmt;
 
 use nom::{
@@ -488,20 +489,21 @@ fn bad_number(param: &str, token: &str) -> ParseError {
     }
 }
 
-/// cutechess drop `P@d1` (either case of `P`, files `a`..`m`, rank >= 1).
+/// cutechess drop `P@d1` (either case of `P`, files `a`..`m`, rank >= 1), read by
+/// [`notation::parse_drop`].
 fn drop_move(input: &str) -> NomResult<'_, MoveToken> {
     map_opt(
-        (
+        recognize((
             one_of("Pp"),
             char('@'),
-            satisfy(|c| ('a'..=crate::notation::LAST_LETTER).contains(&c)),
+            satisfy(|c| c.is_ascii_lowercase()),
             digit1,
-        ),
-        |(_, _, file, rank): (char, char, char, &str)| {
-            let rank = rank.parse::<u8>().ok().filter(|&r| r >= 1)?;
+        )),
+        |t: &str| {
+            let (col, rank) = notation::parse_drop(t)?;
             Some(MoveToken::Drop {
-                file: file as u8 - b'a' + 1,
-                rank,
+                file: col as u8 + 1,
+                rank: u8::try_from(rank).ok()?,
             })
         },
     )

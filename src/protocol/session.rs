@@ -14,25 +14,19 @@
 //!
 //! The opening book: the loop owns the choice (`OwnBook`, `BookFile`), opens a book file itself
 //! (when idle, so the searcher never waits for the disk) with [`book::open`] and hands the
-//! searcher the book to consult, or none, with [`Job::SetBook`]. A book that fails to load is
+//! searcher the book to consult, or none, with [`Task::SetBook`]. A book that fails to load is
 //! reported and leaves the engine without a book; it never ends the engine.
 
 use super::bench;
 use super::format::{self, InfoStyle, Notation};
-use super::game;
-use super::go::{self, GoSettings};
-use super::options::{self, Kind, OptionDecl, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS};
-use super::options::{EMPTY, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS};
+use super::go;
 use super::parse::{parse_line, Command, GoParams, Query};
-use super::threads::{read_lines, searcher_thread, Input, Job, Report, MAX_LINE};
-use crate::bits::{MAX_HEIGHT, MAX_WIDTH, MIN_SIDE};
-use crate::board::{AnyPosition, Size};
-use crate::book::{self, Book, BookSource};
-use crate::engine::Handle;
-use crate::levels::{self, Strength};
-use crate::solver::MAX_THREADS;
-use crate::study;
-use crate::tt::{check_size, TableError};
+use super::position;
+use super::threads::{read_lines, searcher_thread, Input, Reply, Task, MAX_LINE};
+use crate::board::AnyPosition;
+use crate::engine::options as decl;
+use crate::engine::settings::OPTIONS;
+use crate::engine::{Handle, Settings};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,7 +41,7 @@ struct Running {
     /// The position searched (the loop's own may change meanwhile).
     root: AnyPosition,
     style: InfoStyle,
-    /// `go perft` of this depth, not a search: it ends with [`Report::Perft`].
+    /// `go perft` of this depth, not a search: it ends with [`Reply::Perft`].
     perft: Option<u32>,
 }
 
@@ -134,228 +128,44 @@ pub fn run(input: impl Read + Send + 'static, output: impl Write + 'static) -> u
 
 struct Session {
     out: Out,
-    jobs: Sender<Job>,
-    reports: Receiver<Report>,
+    jobs: Sender<Task>,
+    reports: Receiver<Reply>,
     /// The position, on the board `Width` and `Height` chose.
     game: AnyPosition,
-    /// Width and height as last requested (they may not form a supported size yet).
-    want: (usize, usize),
-    overhead_ms: u64,
-    multipv: usize,
-    style: InfoStyle,
+    /// Every option's value (the engine's settings).
+    settings: Settings,
     debug: bool,
     running: Option<Running>,
     /// Commands that wait for the running search to end.
     deferred: Vec<Command>,
-    /// `OwnBook`: whether the searcher gets [`Session::book`].
-    own_book: bool,
-    /// The book `BookFile` names, loaded; `None` if it failed to load.
-    book: Option<Arc<Book>>,
-    /// `Skill Level`, `UCI_LimitStrength`, `UCI_Elo`, `LevelSeed`.
-    strength: Strength,
 }
 
-/// Every option, in the order `uci` lists them, each declared with its action (see
-/// [`options`]); protocol.md's option table documents them (a test compares the two).
-const OPTIONS: &[OptionDecl<Session>] = &[
-    OptionDecl {
-        name: "Hash",
-        kind: Kind::Spin {
-            default: DEFAULT_HASH_MB as u64,
-            min: 2,
-            max: MAX_HASH_MB as u64,
-            set: |e, mb| e.set_hash(mb as usize),
-        },
-    },
-    OptionDecl {
-        name: "Threads",
-        kind: Kind::Spin {
-            default: 1,
-            min: 1,
-            max: MAX_THREADS as u64,
-            set: |e, n| e.send(Job::SetThreads(n as usize)),
-        },
-    },
-    OptionDecl {
-        name: "Clear Hash",
-        kind: Kind::Button {
-            press: |e| e.send(Job::Clear),
-        },
-    },
-    OptionDecl {
-        name: "MoveOverhead",
-        kind: Kind::Spin {
-            default: DEFAULT_MOVE_OVERHEAD_MS,
-            min: 0,
-            max: MAX_MOVE_OVERHEAD_MS,
-            set: |e, ms| {
-                e.overhead_ms = ms;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "MultiPV",
-        kind: Kind::Spin {
-            default: 1,
-            min: 1,
-            max: MAX_WIDTH as u64,
-            set: |e, n| {
-                e.multipv = n as usize;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "UCI_ShowWDL",
-        kind: Kind::Check {
-            default: false,
-            set: |e, on| {
-                e.style.show_wdl = on;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "Width",
-        kind: Kind::Spin {
-            default: 7,
-            min: MIN_SIDE as u64,
-            max: MAX_WIDTH as u64,
-            set: |e, w| e.set_size(w as usize, e.want.1),
-        },
-    },
-    OptionDecl {
-        name: "Height",
-        kind: Kind::Spin {
-            default: 6,
-            min: MIN_SIDE as u64,
-            max: MAX_HEIGHT as u64,
-            set: |e, h| e.set_size(e.want.0, h as usize),
-        },
-    },
-    OptionDecl {
-        name: "UCI_Variant",
-        kind: Kind::Combo {
-            default: "cfour",
-            vars: &["cfour"],
-            set: |e, _| {
-                e.style.notation = Notation::Drops;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "OwnBook",
-        kind: Kind::Check {
-            default: true,
-            set: |e, on| {
-                e.own_book = on;
-                e.install_book();
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "BookFile",
-        kind: Kind::Text {
-            default: EMPTY,
-            set: |e, path| {
-                e.set_book_file(path);
-                Ok(())
-            },
-        },
-    },
-    // For the study (tools/study.py) only: the lecture's techniques one at a time, see
-    // crate::study. The default is the full engine.
-    OptionDecl {
-        name: "SearchLevel",
-        kind: Kind::Spin {
-            default: study::FULL as u64,
-            min: study::MINIMAX as u64,
-            max: study::FULL as u64,
-            set: |e, level| e.send(Job::SetTechniques(study::techniques(level as u8))),
-        },
-    },
-    // Strength levels (crate::levels): a weaker player for people, chosen after the search.
-    // As UCI has it, UCI_LimitStrength with UCI_Elo takes precedence over Skill Level.
-    OptionDecl {
-        name: "UCI_LimitStrength",
-        kind: Kind::Check {
-            default: false,
-            set: |e, on| {
-                e.strength.limit = on;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "UCI_Elo",
-        kind: Kind::Spin {
-            default: levels::ELO[levels::ELO.len() - 1] as u64,
-            min: levels::ELO[0] as u64,
-            max: levels::ELO[levels::ELO.len() - 1] as u64,
-            set: |e, elo| {
-                e.strength.elo = elo;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "Skill Level",
-        kind: Kind::Spin {
-            default: levels::FULL_SKILL,
-            min: 1,
-            max: levels::FULL_SKILL,
-            set: |e, skill| {
-                e.strength.skill = skill;
-                Ok(())
-            },
-        },
-    },
-    OptionDecl {
-        name: "LevelSeed",
-        kind: Kind::Spin {
-            default: 0,
-            min: 0,
-            max: u32::MAX as u64,
-            set: |e, seed| {
-                e.strength.seed = seed;
-                Ok(())
-            },
-        },
-    },
-];
-
 impl Session {
-    fn new(out: Out, jobs: Sender<Job>, reports: Receiver<Report>) -> Session {
-        let size = Size::default();
-        let _ = jobs.send(Job::SetHash(DEFAULT_HASH_MB));
-        // OwnBook defaults to true: the built-in book from the start
-        let book = book::open(&BookSource::BuiltIn).ok().flatten();
-        let _ = jobs.send(Job::SetBook(book.clone()));
+    fn new(out: Out, jobs: Sender<Task>, reports: Receiver<Reply>) -> Session {
+        let settings = Settings::default();
+        let _ = jobs.send(Task::Configure(Box::new(settings.clone())));
         Session {
             out,
             jobs,
             reports,
-            game: AnyPosition::empty(size),
-            want: (size.width(), size.height()),
-            overhead_ms: DEFAULT_MOVE_OVERHEAD_MS,
-            multipv: 1,
-            style: InfoStyle::default(),
+            game: AnyPosition::empty(settings.size),
+            settings,
             debug: false,
             running: None,
             deferred: Vec::new(),
-            own_book: true,
-            book,
-            strength: Strength::default(),
         }
     }
 
-    /// Hands the searcher thread a job (it runs them in order).
-    fn send(&self, job: Job) -> Result<(), String> {
-        let _ = self.jobs.send(job);
-        Ok(())
+    /// How `info` lines look: the settings' notation and WDL.
+    fn style(&self) -> InfoStyle {
+        InfoStyle {
+            notation: if self.settings.drops {
+                Notation::Drops
+            } else {
+                Notation::Digits
+            },
+            show_wdl: self.settings.show_wdl,
+        }
     }
 
     fn error(&mut self, msg: &str) {
@@ -365,7 +175,7 @@ impl Session {
     fn main_loop(
         &mut self,
         input: &Receiver<Input>,
-        reports: &Receiver<Report>,
+        reports: &Receiver<Reply>,
         quitting: &AtomicBool,
     ) -> Result<(), Fatal> {
         let r = self.lines_until_quit(input, reports);
@@ -378,7 +188,7 @@ impl Session {
     fn lines_until_quit(
         &mut self,
         input: &Receiver<Input>,
-        reports: &Receiver<Report>,
+        reports: &Receiver<Reply>,
     ) -> Result<(), Fatal> {
         loop {
             if self.out.failed {
@@ -414,18 +224,18 @@ impl Session {
     }
 
     /// Handles one report from the searcher.
-    fn report(&mut self, r: Report) -> Result<(), Fatal> {
+    fn report(&mut self, r: Reply) -> Result<(), Fatal> {
         match r {
-            Report::Info(it) => {
+            Reply::Info(it) => {
                 if let Some(run) = &self.running {
                     self.out.lines(format::info(&run.root, &it, run.style));
                 }
             }
-            Report::Done(thought) => {
+            Reply::Done(thought) => {
                 if let Some(run) = self.running.take() {
                     self.out
                         .lines(format::info(&run.root, &thought.last, run.style));
-                    // a skill level chose among the columns' values (crate::levels)
+                    // a skill level chose among the columns' values
                     if let (Some(level), Some(c)) = (thought.chosen_by, thought.column) {
                         self.out.line(&format!(
                             "info string level {level} chooses column {}",
@@ -440,7 +250,7 @@ impl Session {
                 }
                 self.run_deferred()?;
             }
-            Report::Perft { nodes, complete } => {
+            Reply::Perft { nodes, complete } => {
                 if let Some(run) = self.running.take() {
                     let depth = run.perft.unwrap_or_default();
                     let ms = run.handle.elapsed().as_millis();
@@ -452,9 +262,9 @@ impl Session {
                 }
                 self.run_deferred()?;
             }
-            Report::Pong => {}
-            Report::HashRefused { mb, error } => self.error(&hash_refused(mb, &error)),
-            Report::Panicked(msg) => {
+            Reply::Pong => {}
+            Reply::Refused(e) => self.error(&e.to_string()),
+            Reply::Panicked(msg) => {
                 return Err(Fatal(format!("the searcher thread panicked: {msg}")))
             }
         }
@@ -506,10 +316,10 @@ impl Session {
                 // allocated and prepared, a clear, the threads: issue 60), so that no `go` pays
                 // for them; a search is never waited for: mid-search the answer is immediate
                 if self.running.is_none() {
-                    let _ = self.jobs.send(Job::Ping);
+                    let _ = self.jobs.send(Task::Ping);
                     loop {
                         match self.reports.recv() {
-                            Ok(Report::Pong) => break,
+                            Ok(Reply::Pong) => break,
                             Ok(r) => self.report(r)?,
                             Err(_) => return Err(Fatal("the searcher thread is gone".into())),
                         }
@@ -522,10 +332,10 @@ impl Session {
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::NewGame => {
-                let _ = self.jobs.send(Job::Clear);
+                let _ = self.jobs.send(Task::Clear);
             }
             Command::Position { start, moves } => {
-                match game::set_position(self.game.size(), &start, &moves) {
+                match position::set_position(self.game.size(), &start, &moves) {
                     Ok(p) => self.game = p,
                     Err(e) => self.error(&format!("{e}; position unchanged")),
                 }
@@ -550,7 +360,7 @@ impl Session {
             // main_loop stops the search and waits for its answer
             Command::Quit => return Ok(Flow::Quit),
             Command::Debug(on) => self.debug = on,
-            Command::Display => self.out.lines(game::display(&self.game)),
+            Command::Display => self.out.lines(position::display(&self.game)),
             Command::Bench => {
                 if self.running.is_some() {
                     self.error("bench needs the engine idle; send stop first");
@@ -558,7 +368,7 @@ impl Session {
                     self.bench();
                 }
             }
-            Command::Eval => self.out.lines(game::eval(&self.game)),
+            Command::Eval => self.out.lines(position::eval(&self.game)),
             Command::Help => self.out.lines(super::help::HELP),
             Command::Query(q) => self.query(q),
             Command::Empty => {}
@@ -574,78 +384,34 @@ impl Session {
         self.out.line(ok);
     }
 
+    /// `setoption`: the engine's settings check and apply it; the searcher gets them whole,
+    /// and a new board size starts a new empty board.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let Some(decl) = options::find(OPTIONS, name) else {
+        let Some(declared) = decl::find(OPTIONS, name) else {
             return self.error(&format!("unknown option '{name}'"));
         };
-        if let Err(e) = decl.set(self, value) {
-            self.error(&e);
+        if let Err(e) = declared.set(&mut self.settings, value) {
+            return self.error(&e);
         }
-    }
-
-    /// `Hash`: refused at once when the machine has less memory; the searcher thread reports an
-    /// allocation the system refuses all the same.
-    fn set_hash(&mut self, mb: usize) -> Result<(), String> {
-        check_size(mb).map_err(|e| hash_refused(mb, &e))?;
-        let _ = self.jobs.send(Job::SetHash(mb));
-        Ok(())
-    }
-
-    /// `Width` or `Height` (the other as last requested): a new empty board when they make a
-    /// supported size other than the current one.
-    fn set_size(&mut self, width: usize, height: usize) -> Result<(), String> {
-        self.want = (width, height);
-        let size = Size::new(width, height)
-            .map_err(|e| format!("{e}; the board stays {}", self.game.size()))?;
-        if size != self.game.size() {
-            self.game = AnyPosition::empty(size);
+        if declared.name == "BookFile" {
+            match self.settings.book_note.clone() {
+                Some(Ok(note)) => self.out.line(&format!("info string {note}")),
+                Some(Err(e)) => self.error(&e),
+                None => {}
+            }
+        }
+        if self.settings.size != self.game.size() {
+            self.game = AnyPosition::empty(self.settings.size);
             // keys mean other positions on another board
-            let _ = self.jobs.send(Job::Clear);
+            let _ = self.jobs.send(Task::Clear);
         }
-        Ok(())
-    }
-
-    /// `BookFile`: opens the file at once (empty: the built-in book) and reports the book, or
-    /// the error; a book that fails to load leaves the engine without one.
-    fn set_book_file(&mut self, path: &str) {
-        let source = BookSource::from_path(path);
-        match book::open(&source) {
-            Ok(Some(book)) => {
-                self.out.line(&format!(
-                    "info string book {source}: {}x{}, depth {}, {} positions",
-                    book.width(),
-                    book.height(),
-                    book.depth(),
-                    book.len()
-                ));
-                self.book = Some(book);
-            }
-            Ok(None) => self.book = None,
-            Err(e) => {
-                self.error(&format!("book: {source}: {e}"));
-                self.book = None;
-            }
-        }
-        self.install_book();
-    }
-
-    /// Hands the searcher the book it should consult now.
-    fn install_book(&mut self) {
-        let book = if self.own_book {
-            self.book.clone()
-        } else {
-            None
-        };
-        let _ = self.jobs.send(Job::SetBook(book));
+        let _ = self
+            .jobs
+            .send(Task::Configure(Box::new(self.settings.clone())));
     }
 
     fn go(&mut self, go: GoParams) {
-        let settings = GoSettings {
-            overhead_ms: self.overhead_ms,
-            multipv: self.multipv,
-        };
-        let mut request = go::plan(&go, self.game.size(), self.game.discs(), settings);
-        request.skill = self.strength.skill();
+        let request = go::plan(&go, self.game.size(), self.game.discs(), &self.settings);
         if self.debug {
             let d = request.deadlines();
             self.out.line(&format!(
@@ -654,7 +420,7 @@ impl Session {
             ));
         }
         let handle = Handle::new(&request);
-        let _ = self.jobs.send(Job::Think {
+        let _ = self.jobs.send(Task::Think {
             position: self.game,
             request,
             handle: handle.clone(),
@@ -662,7 +428,7 @@ impl Session {
         self.running = Some(Running {
             handle,
             root: self.game,
-            style: self.style,
+            style: self.style(),
             perft: None,
         });
     }
@@ -678,7 +444,7 @@ impl Session {
             ));
         }
         let handle = Handle::unlimited();
-        let _ = self.jobs.send(Job::Perft {
+        let _ = self.jobs.send(Task::Perft {
             position: self.game,
             depth,
             handle: handle.clone(),
@@ -686,13 +452,13 @@ impl Session {
         self.running = Some(Running {
             handle,
             root: self.game,
-            style: self.style,
+            style: self.style(),
             perft: Some(depth),
         });
     }
 
     fn query(&mut self, q: Query) {
-        let answer = game::query(&self.game, q);
+        let answer = position::query(&self.game, q);
         self.out.line(&format!("response {answer}"));
     }
 
@@ -703,39 +469,5 @@ impl Session {
         if let Err(e) = r {
             self.error(&format!("bench failed: {e}"));
         }
-    }
-}
-
-/// The error printed when a `Hash` size cannot be had.
-fn hash_refused(mb: usize, error: &TableError) -> String {
-    format!("Hash {mb}: {error}; the tables stay as they were")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every declared option is found by its name in any case, and its action accepts its own
-    /// default: a declaration whose default its range or its action refuses fails here.
-    #[test]
-    fn every_option_is_found_by_name_and_accepts_its_own_default() {
-        let (jobs, _job_rx) = unbounded();
-        let (_report_tx, reports) = unbounded();
-        let out = Out {
-            w: Box::new(std::io::sink()),
-            failed: false,
-        };
-        let mut e = Session::new(out, jobs, reports);
-        for o in OPTIONS {
-            let found = options::find(OPTIONS, &o.name.to_ascii_uppercase()).expect("found");
-            assert!(std::ptr::eq(found, o), "{} is declared once", o.name);
-            assert_eq!(
-                o.set(&mut e, Some(&o.default_value())),
-                Ok(()),
-                "{}",
-                o.name
-            );
-        }
-        assert_eq!(e.game.size(), Size::default());
     }
 }

@@ -1,15 +1,12 @@
 //! The engine's two helper threads and what travels between them and the loop: a reader turns
 //! the input into bounded lines (a line over [`MAX_LINE`] bytes is discarded as it streams by,
-//! never buffered whole), and the searcher thread owns the [`Engine`], runs one [`Job`] at a
-//! time and sends [`Report`]s back. A panic on the searcher is caught and reported.
+//! never buffered whole), and the searcher thread owns the [`Engine`], runs one [`Task`] at a
+//! time and sends [`Reply`]s back. A panic on the searcher is caught and reported.
 
-use super::options::DEFAULT_HASH_MB;
 use super::parse::{parse_line, Command};
 use crate::board::AnyPosition;
-use crate::book::Book;
-use crate::engine::{Engine, Handle, Request, Thought};
-use crate::search::{Iteration, Techniques};
-use crate::tt::TableError;
+use crate::engine::settings::{hash_refused, HASH};
+use crate::engine::{Engine, EngineError, Handle, Report, Request, Settings, Thought};
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, BufRead};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -29,34 +26,31 @@ pub enum Input {
 }
 
 /// Work for the searcher thread.
-pub enum Job {
-    /// `go`: answered by [`Report::Info`] per depth and [`Report::Done`].
+pub enum Task {
+    /// `go`: answered by [`Reply::Info`] per depth and [`Reply::Done`].
     Think {
         position: AnyPosition,
         request: Request,
         handle: Handle,
     },
-    /// `go perft`: answered by [`Report::Perft`]; the handle's `stop` ends it early.
+    /// `go perft`: answered by [`Reply::Perft`]; the handle's `stop` ends it early.
     Perft {
         position: AnyPosition,
         depth: u32,
         handle: Handle,
     },
-    SetHash(usize),
-    /// Threads for the search and the solver's proofs.
-    SetThreads(usize),
-    /// The techniques the search uses (the study's `SearchLevel`, see [`crate::study`]).
-    SetTechniques(Techniques),
+    /// The options as they are now: the engine takes what it has not got (tables, threads,
+    /// techniques, book, a `Clear Hash`).
+    Configure(Box<Settings>),
+    /// `ucinewgame`, or a new board: forget what was learnt.
     Clear,
-    /// The book the searcher consults from now on (`None`: no book).
-    SetBook(Option<Arc<Book>>),
-    /// Answered by [`Report::Pong`] once every earlier job is done.
+    /// Answered by [`Reply::Pong`] once every earlier job is done.
     Ping,
 }
 
 /// What the searcher thread sends back.
-pub enum Report {
-    Info(Iteration),
+pub enum Reply {
+    Info(Report),
     Done(Thought),
     /// A perft's count, and whether it ran to the end (not stopped).
     Perft {
@@ -65,10 +59,7 @@ pub enum Report {
     },
     Pong,
     /// The machine could not give the tables of a `Hash` change; the old ones stay.
-    HashRefused {
-        mb: usize,
-        error: TableError,
-    },
+    Refused(EngineError),
     Panicked(String),
 }
 
@@ -130,69 +121,45 @@ pub fn read_lines(mut r: impl BufRead, tx: Sender<Input>, quitting: &AtomicBool)
 
 /// Runs the jobs until the channel closes. `quitting` (set by the loop on `quit` and at the end
 /// of input) gives up a `Hash` change's preparation of its memory (issue 60).
-pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: Arc<AtomicBool>) {
+pub fn searcher_thread(jobs: Receiver<Task>, reports: Sender<Reply>, quitting: Arc<AtomicBool>) {
     let cancelled = move || quitting.load(Ordering::Relaxed);
     let panic_on_search = std::env::var_os(PANIC_ENV).is_some();
     let mut engine: Option<Engine> = None;
-    let mut book: Option<Arc<Book>> = None;
-    let mut threads = 1;
-    let mut techniques = Techniques::ALL;
-    // an engine made before a `Hash` is set (or after one was refused) has the settings so far
-    let configure = |e: &mut Engine, book: &Option<Arc<Book>>, threads, techniques| {
-        e.set_techniques(techniques);
-        e.set_book(book.clone());
-        e.set_threads(threads);
-    };
+    // the options last sent: an engine made later (after a refused `Hash`) starts with them
+    let mut settings = Settings::default();
     for job in jobs {
         let r = catch_unwind(AssertUnwindSafe(|| match job {
-            Job::SetHash(mb) => {
-                // keeps the book, the threads and the techniques; a refused size leaves the tables
+            Task::Configure(s) => {
+                settings = *s;
+                // a refused size leaves the tables as they were, and the rest is applied
                 let result = match engine.as_mut() {
-                    Some(e) => e.set_hash(mb, &cancelled),
-                    None => Engine::new_until(mb, &cancelled).map(|mut e| {
-                        configure(&mut e, &book, threads, techniques);
-                        engine = Some(e);
-                    }),
+                    Some(e) => e.configure(&settings, &cancelled),
+                    None => match Engine::new_until(settings.hash_mb, &cancelled) {
+                        Ok(e) => engine.insert(e).configure(&settings, &cancelled),
+                        Err(e) => Err(EngineError::Invalid(hash_refused(settings.hash_mb, &e))),
+                    },
                 };
                 if let Err(error) = result {
-                    let _ = reports.send(Report::HashRefused { mb, error });
+                    let _ = reports.send(Reply::Refused(error));
                 }
             }
-            Job::SetThreads(n) => {
-                if let Some(e) = engine.as_mut() {
-                    e.set_threads(n);
-                }
-                threads = n;
-            }
-            Job::SetTechniques(t) => {
-                if let Some(e) = engine.as_mut() {
-                    e.set_techniques(t);
-                }
-                techniques = t;
-            }
-            Job::Clear => {
+            Task::Clear => {
                 if let Some(e) = engine.as_mut() {
                     e.clear()
                 }
             }
-            Job::SetBook(b) => {
-                if let Some(e) = engine.as_mut() {
-                    e.set_book(b.clone());
-                }
-                book = b;
+            Task::Ping => {
+                let _ = reports.send(Reply::Pong);
             }
-            Job::Ping => {
-                let _ = reports.send(Report::Pong);
-            }
-            Job::Perft {
+            Task::Perft {
                 position,
                 depth,
                 handle,
             } => {
                 let (nodes, complete) = position.perft_until(depth, &|| handle.is_stopped());
-                let _ = reports.send(Report::Perft { nodes, complete });
+                let _ = reports.send(Reply::Perft { nodes, complete });
             }
-            Job::Think {
+            Task::Think {
                 position,
                 request,
                 handle,
@@ -201,15 +168,17 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: A
                     panic!("{PANIC_ENV} is set");
                 }
                 let e = engine.get_or_insert_with(|| {
-                    let mut e = Engine::new(DEFAULT_HASH_MB).expect("the default tables");
-                    configure(&mut e, &book, threads, techniques);
-                    e
+                    let defaults = Settings {
+                        hash_mb: HASH.default as usize,
+                        ..settings.clone()
+                    };
+                    Engine::with_settings(&defaults).expect("the default tables")
                 });
-                let mut report = |it: &Iteration| {
-                    let _ = reports.send(Report::Info(it.clone()));
+                let mut report = |it: &Report| {
+                    let _ = reports.send(Reply::Info(it.clone()));
                 };
                 let thought = e.think(&position, &request, &handle, &mut report);
-                let _ = reports.send(Report::Done(thought));
+                let _ = reports.send(Reply::Done(thought));
             }
         }));
         if let Err(e) = r {
@@ -218,7 +187,7 @@ pub fn searcher_thread(jobs: Receiver<Job>, reports: Sender<Report>, quitting: A
                 .map(|s| s.to_string())
                 .or_else(|| e.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            let _ = reports.send(Report::Panicked(msg));
+            let _ = reports.send(Reply::Panicked(msg));
             return;
         }
     }

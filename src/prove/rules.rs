@@ -172,7 +172,7 @@ pub fn describe(goal: Goal, value: i32, size: Size, discs: u32) -> String {
             let who = if s > 0 { mover } else { other };
             format!(
                 "the {who} player wins with its {} disc",
-                score::ordinal(disc as u32)
+                crate::notation::ordinal(disc as u32)
             )
         }
     }

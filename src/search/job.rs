@@ -7,7 +7,7 @@ use crate::bits::Bitboard;
 use crate::board::Position;
 use crate::control::SearchControl;
 use crate::ordering::column_order;
-use crate::score::Score;
+use crate::score::Value;
 use std::sync::Arc;
 
 /// What one search of a root that is no finished game is asked: settled once before it
@@ -69,8 +69,8 @@ impl<'a, const W: usize, const H: usize, B: Bitboard> Job<'a, W, H, B> {
         }
     }
 
-    /// The exact score `s` of the root as a reported score.
-    pub(super) fn score(&self, s: i32) -> Score {
-        Score::from_exact((W * H) as i32, self.root.moves() as i32, s)
+    /// The proven value of the root (or of a root move) whose exact score is `s`.
+    pub(super) fn proven(&self, s: i32) -> Value {
+        Value::proven((W * H) as i32, self.root.moves() as i32, s)
     }
 }

@@ -49,7 +49,7 @@ mod techniques;
 mod threads;
 mod worker;
 
-pub use report::{Iteration, Line, Reporter, ScoreBound, SearchLimits, SearchResult};
+pub use report::{Iteration, Line, Reporter, SearchLimits, SearchResult};
 pub use techniques::Techniques;
 
 use crate::bits::Bitboard;

@@ -1,22 +1,14 @@
 //! What a search is asked (its limits besides time) and what it reports: every finished depth
 //! as an [`Iteration`] to a [`Reporter`], and a [`SearchResult`] at the end.
 
-use crate::score::Score;
+use crate::score::Value;
 use std::time::Duration;
-
-/// Whether a reported score is exact or only a bound (an interrupted iteration).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScoreBound {
-    Exact,
-    Lower,
-    Upper,
-}
 
 /// One scored line (`multipv` lines per report, best first).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
-    pub score: Score,
-    pub bound: ScoreBound,
+    /// The value of the line's first move, with its bound.
+    pub value: Value,
     /// 0-based columns, starting with the root move.
     pub pv: Vec<usize>,
 }

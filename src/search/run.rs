@@ -3,13 +3,13 @@
 //! becomes the reported lines.
 
 use super::job::Job;
-use super::{simple, Iteration, Line, Reporter, ScoreBound, SearchLimits, SearchResult, Searcher};
+use super::{simple, Iteration, Line, Reporter, SearchLimits, SearchResult, Searcher};
 use super::{worker::next_order, MIN_SOLVER_BUDGET};
 use crate::bits::Bitboard;
 use crate::board::Position;
 use crate::control::SearchControl;
 use crate::ordering::column_order;
-use crate::score::{self, Score};
+use crate::score::{self, Score, ScoreBound, Value};
 use crate::solver::RootProof;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,8 +32,7 @@ impl Searcher {
                 depth: 0,
                 seldepth: 0,
                 lines: vec![Line {
-                    score,
-                    bound: ScoreBound::Exact,
+                    value: Value::exact(score),
                     pv: vec![],
                 }],
                 nodes: 0,
@@ -66,8 +65,7 @@ impl Searcher {
             if let Some((c, v)) = self.solver.book_move(root) {
                 self.book_hits += self.solver.book_hits();
                 let line = Line {
-                    score: job.score(v),
-                    bound: ScoreBound::Exact,
+                    value: job.proven(v),
                     pv: vec![c],
                 };
                 let it = self.iteration(1, vec![line], true, control);
@@ -90,12 +88,20 @@ impl Searcher {
         // one thread only (MAX_THREADS is 1): no helpers, no prover beside the search
         #[cfg(not(feature = "threads"))]
         let mut last = self.deepen(&job, reporter);
-        // an unproven search does not overrule a move proven to keep a known value
+        // an unproven search does not overrule a move proven to keep a known value, unless
+        // its own move is shown to keep as much (a win the search found)
         if let Some((c, x)) = self.secured {
-            if !last.solved && last.lines[0].pv.first() != Some(&c) {
+            let (cells, moves) = ((W * H) as i32, root.moves() as i32);
+            let kept = last.lines[0]
+                .value
+                .floor(cells, moves)
+                .is_some_and(|f| f >= x);
+            if !last.solved && last.lines[0].pv.first() != Some(&c) && !kept {
                 last.lines[0] = Line {
-                    score: job.score(x),
-                    bound: ScoreBound::Lower,
+                    value: Value {
+                        bound: ScoreBound::Lower,
+                        ..job.proven(x)
+                    },
                     pv: vec![c],
                 };
             }
@@ -136,30 +142,27 @@ impl Searcher {
             }
             // best first; a stable sort keeps the search order among equals
             done.sort_by_key(|m| std::cmp::Reverse(m.1));
-            let full_depth = depth >= cells - moves;
-            let proven = full_depth || score::is_proven(done[0].1);
-            let bound = if complete {
-                ScoreBound::Exact
-            } else {
-                ScoreBound::Lower
-            };
-            let lines = done
+            // Only a search to the end of the game proves the root: a win or a loss found
+            // before it is a bound (see score::search_value), which the deepening and the
+            // solver go on to settle.
+            let to_end = depth >= cells - moves;
+            let lines: Vec<Line> = done
                 .iter()
                 .take(job.multipv)
                 .map(|(_, v, pv)| Line {
-                    score: score::from_value(cells as i32, moves as i32, *v, full_depth),
-                    bound,
+                    value: score::search_value(cells as i32, moves as i32, *v, to_end, complete),
                     pv: pv.iter().map(|&c| c as usize).collect(),
                 })
                 .collect();
             self.main.prev_pv = done[0].2.clone();
             order = next_order(&done, &order);
-            let it = self.iteration(depth, lines, proven && complete, job.control);
+            let solved = complete && (to_end || lines[0].value.is_proven());
+            let it = self.iteration(depth, lines, solved, job.control);
             if complete {
                 reporter.report(&it);
             }
             last = Some(it);
-            if !complete || proven || self.should_end(job.control) {
+            if !complete || solved || self.should_end(job.control) {
                 break;
             }
             // Give the exact solver a try, with as much work as the search (the main thread's,
@@ -267,8 +270,7 @@ impl Searcher {
                     vec![col]
                 };
                 return Some(vec![Line {
-                    score: job.score(score),
-                    bound: ScoreBound::Exact,
+                    value: job.proven(score),
                     pv,
                 }]);
             }
@@ -299,8 +301,7 @@ impl Searcher {
                         vec![c]
                     };
                     Line {
-                        score: job.score(s),
-                        bound: ScoreBound::Exact,
+                        value: job.proven(s),
                         pv,
                     }
                 })

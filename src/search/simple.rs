@@ -10,7 +10,7 @@
 
 use super::job::Job;
 use super::line::{self, Lines};
-use super::{Iteration, Line, Reporter, ScoreBound, Techniques};
+use super::{Iteration, Line, Reporter, Techniques};
 use super::{INF, MAX_PLY, NO_MOVE};
 use crate::bits::Bitboard;
 use crate::board::Position;
@@ -65,14 +65,15 @@ pub(super) fn deepen<const W: usize, const H: usize, B: Bitboard>(
             order.retain(|&c| c != col);
             order.insert(0, col);
         }
+        // without extensions every line of a win or loss found ends within the depth, and so
+        // would every line of a faster win: these searches' proven values are exact
         let full_depth = depth as i32 >= cells - moves;
         let solved = full_depth || score::is_proven(v);
         let it = Iteration {
             depth,
             seldepth: depth,
             lines: vec![Line {
-                score: score::from_value(cells, moves, v, full_depth),
-                bound: ScoreBound::Exact,
+                value: score::Value::exact(score::from_value(cells, moves, v, full_depth)),
                 pv,
             }],
             nodes: w.nodes,

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::control::SearchControl;
-use crate::score::Score;
+use crate::score::{Score, ScoreBound, Value};
 use crate::time::Deadlines;
 use std::time::Duration;
 
@@ -42,7 +42,7 @@ fn mate_numbers() {
     // x to move wins at once in column 4
     let (r, _) = run(&P::from_moves("414141").unwrap(), depth(3));
     assert_eq!(r.best, Some(3));
-    assert_eq!(r.last.lines[0].score, Score::Win(1));
+    assert_eq!(r.last.lines[0].value.score, Score::Win(1));
     // o threatens column 1: x must block
     let (r, _) = run(&P::from_moves("414151").unwrap(), depth(2));
     assert_eq!(r.best, Some(0));
@@ -57,17 +57,17 @@ fn proves_the_root_without_scoring_every_column() {
     let (r, its) = run(&p, limits);
     assert!(r.last.solved, "{its:?}");
     assert_eq!(r.best, Some(2));
-    assert_eq!(r.last.lines[0].score, Score::from_exact(42, 8, 11));
+    assert_eq!(r.last.lines[0].value.score, Score::from_exact(42, 8, 11));
 }
 
 #[test]
 fn finds_forced_loss_and_win_in_two() {
     // x: 3,4 on the bottom, o: 1,1; x plays 5 and threatens both 2 and 6
     let (r, its) = run(&P::from_moves("3141").unwrap(), depth(5));
-    assert_eq!(r.last.lines[0].score, Score::Win(2), "{its:?}");
+    assert_eq!(r.last.lines[0].value.score, Score::Win(2), "{its:?}");
     assert_eq!(r.best, Some(4));
     let (r, its) = run(&P::from_moves("31415").unwrap(), depth(5));
-    assert_eq!(r.last.lines[0].score, Score::Loss(1), "{its:?}");
+    assert_eq!(r.last.lines[0].value.score, Score::Loss(1), "{its:?}");
 }
 
 #[test]
@@ -77,12 +77,12 @@ fn last_cell_is_a_draw() {
     for d in [1, 2, 5] {
         let (r, its) = run(&p, depth(d));
         assert_eq!(r.best, Some(0));
-        assert_eq!(r.last.lines[0].score, Score::Draw, "{its:?}");
+        assert_eq!(r.last.lines[0].value.score, Score::Draw, "{its:?}");
     }
     // two cells left
     let p = P::from_board_string("2oxoxo/oxoxoxo/xoxoxox/xoxoxox/oxoxoxo/xoxoxox x").unwrap();
     let (r, its) = run(&p, depth(3));
-    assert_eq!(r.last.lines[0].score, Score::Draw, "{its:?}");
+    assert_eq!(r.last.lines[0].value.score, Score::Draw, "{its:?}");
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn game_over_has_no_move() {
     let (r, its) = run(&p, depth(3));
     assert_eq!(r.best, None);
     assert!(its.is_empty());
-    assert_eq!(r.last.lines[0].score, Score::Loss(0));
+    assert_eq!(r.last.lines[0].value.score, Score::Loss(0));
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn solves_endgames_exactly() {
     );
     assert!(its.last().unwrap().solved);
     assert_eq!(
-        r.last.lines[0].score,
+        r.last.lines[0].value.score,
         Score::from_exact(42, p.moves() as i32, exact),
         "{its:?}"
     );
@@ -193,18 +193,18 @@ fn two_threads_find_proven_wins_and_losses() {
     let mut s = two_threads();
     let (r, its) = run_on(&mut s, &P::from_moves("414141").unwrap(), depth(3));
     assert_eq!(
-        (r.best, r.last.lines[0].score),
+        (r.best, r.last.lines[0].value.score),
         (Some(3), Score::Win(1)),
         "{its:?}"
     );
     let (r, its) = run_on(&mut s, &P::from_moves("3141").unwrap(), depth(5));
     assert_eq!(
-        (r.best, r.last.lines[0].score),
+        (r.best, r.last.lines[0].value.score),
         (Some(4), Score::Win(2)),
         "{its:?}"
     );
     let (r, its) = run_on(&mut s, &P::from_moves("31415").unwrap(), depth(5));
-    assert_eq!(r.last.lines[0].score, Score::Loss(1), "{its:?}");
+    assert_eq!(r.last.lines[0].value.score, Score::Loss(1), "{its:?}");
     let (r, _) = run_on(&mut s, &P::from_moves("4453").unwrap(), depth(10));
     assert!(P::from_moves("4453").unwrap().can_play(r.best.unwrap()));
     // two threads: the search on one, the prover on the other; its nodes count
@@ -260,7 +260,7 @@ fn two_threads_agree_with_the_solver() {
             proven += 1;
             let exact = solver.solve(&p).unwrap();
             let want = Score::from_exact(42, p.moves() as i32, exact);
-            assert_eq!(r.last.lines[0].score, want, "{moves}: {its:?}");
+            assert_eq!(r.last.lines[0].value.score, want, "{moves}: {its:?}");
             let scores = solver.analyse(&p, false).unwrap();
             assert_eq!(scores[best], Some(exact), "{moves}: {best}");
         }
@@ -280,7 +280,7 @@ fn two_threads_solve_endgames_exactly() {
     let (r, its) = run_on(&mut two_threads(), &p, limits);
     assert!(its.last().unwrap().solved);
     assert_eq!(
-        r.last.lines[0].score,
+        r.last.lines[0].value.score,
         Score::from_exact(42, p.moves() as i32, exact),
         "{its:?}"
     );
@@ -295,7 +295,7 @@ fn two_threads_play_the_provers_proof() {
     let (r, its) = run_on(&mut two_threads(), &p, limits);
     assert!(r.last.solved, "{its:?}");
     assert_eq!(r.best, Some(2));
-    assert_eq!(r.last.lines[0].score, Score::from_exact(42, 8, 11));
+    assert_eq!(r.last.lines[0].value.score, Score::from_exact(42, 8, 11));
     let reported = its.last().unwrap();
     assert!(reported.solved && reported.lines == r.last.lines, "{its:?}");
 }
@@ -328,4 +328,101 @@ fn a_node_limit_is_the_search_and_the_provers_together() {
 #[test]
 fn two_threads_stop_on_flag() {
     assert_stops_on_flag(two_threads());
+}
+
+/// Positions for the proven-value checks: issue 66's two (a win with the 8th disc reported as
+/// mate 9 by two threads; a loss to the 8th reported as mate -9) and random games of 14 to 30
+/// discs, which the solver settles in milliseconds.
+fn positions_to_check() -> Vec<P> {
+    let mut out: Vec<P> = ["7475624217322456553344346", "1561515373554441144"]
+        .iter()
+        .map(|m| P::from_moves(m).unwrap())
+        .collect();
+    let mut rng = crate::rng::Rng::new(66);
+    while out.len() < 24 {
+        let discs = 14 + rng.next_u64() % 17;
+        let mut p = P::new();
+        while u64::from(p.moves()) < discs && !p.is_game_over() {
+            let legal: Vec<usize> = (0..7).filter(|&c| p.can_play(c)).collect();
+            let c = legal[(rng.next_u64() % legal.len() as u64) as usize];
+            if p.is_winning_move(c) {
+                break;
+            }
+            p.play_col(c);
+        }
+        if !p.is_game_over() && u64::from(p.moves()) == discs {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Every line's value agrees with the solver's score of its first move: a proven value is that
+/// score, a lower bound is at most it, an upper bound at least it.
+fn assert_values_agree(p: &P, its: &[Iteration], truth: &[Option<i32>], what: &str) {
+    let (cells, moves) = (42, p.moves() as i32);
+    for it in its {
+        for l in &it.lines {
+            let col = l.pv[0];
+            let t = truth[col].expect("a legal column");
+            let v = l.value;
+            if let Some(e) = v.exact_score(cells, moves) {
+                assert_eq!(
+                    e, t,
+                    "{what}: column {col} reported {v:?} at depth {}",
+                    it.depth
+                );
+            }
+            if let Some(f) = v.floor(cells, moves) {
+                assert!(f <= t, "{what}: column {col} reported {v:?} above {t}");
+            }
+            if v.bound == ScoreBound::Upper {
+                let top = Value::exact(v.score).exact_score(cells, moves);
+                assert!(top.is_none_or(|c| c >= t), "{what}: {col} {v:?} below {t}");
+            }
+        }
+    }
+}
+
+/// The search's own wins and losses (here with the solver and the book left out, as the search
+/// level 5 runs it) reach past its nominal depth down forced lines, so they are bounds: a value
+/// it reports as proven is the solver's score, at every depth and for every column (issue 66).
+#[test]
+fn every_value_the_search_calls_proven_is_the_solvers() {
+    let mut solver = Solver::new(16);
+    for p in positions_to_check() {
+        let truth = solver.analyse(&p, false).unwrap();
+        let mut s = Searcher::new(8);
+        s.set_techniques(Techniques {
+            solver: false,
+            book: false,
+            ..Techniques::ALL
+        });
+        let limits = SearchLimits {
+            depth: Some(12),
+            multipv: 7,
+            ..Default::default()
+        };
+        let (r, its) = run_on(&mut s, &p, limits);
+        assert_values_agree(&p, &its, &truth, &format!("{p:?}"));
+        if r.last.solved {
+            assert!(r.last.lines[0].value.is_proven());
+        }
+    }
+}
+
+/// With two threads the prover races the search; whichever reports, a value called proven is
+/// the solver's (issue 66: mate 9 for a win with the 8th disc, 4 runs of 5 at 100 ms).
+#[cfg(feature = "threads")]
+#[test]
+fn two_threads_report_only_the_solvers_values_as_proven() {
+    let mut solver = Solver::new(16);
+    for p in positions_to_check() {
+        let truth = solver.analyse(&p, false).unwrap();
+        for _ in 0..3 {
+            let mut s = two_threads();
+            let (_, its) = run_on(&mut s, &p, nodes(200_000));
+            assert_values_agree(&p, &its, &truth, &format!("two threads, {p:?}"));
+        }
+    }
 }

@@ -209,9 +209,7 @@ impl Worker {
                 break;
             }
             done.sort_by_key(|m| std::cmp::Reverse(m.1));
-            if score::is_proven(done[0].1) {
-                break;
-            }
+            // a win or a loss found is only a bound (score::search_value): go on deepening
             self.prev_pv = done[0].2.clone();
             order = next_order(&done, &order);
             depth += 1;

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod builds;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

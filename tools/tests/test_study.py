@@ -18,6 +18,8 @@ import study
 from viertools.engine import parse_info
 from viertools.oracle import ensure_oracle, judge, load_oracle
 from viertools.stats import wilson
+from viertools.study import depth, design, matches, strength, sweep
+from viertools.study.plots import PLOTS, have_matplotlib
 
 from .support import vier_bin
 
@@ -42,10 +44,10 @@ class Pieces(unittest.TestCase):
         self.assertEqual(judge(won, 2), (True, False))       # a slower win still wins
 
     def test_sample_is_deterministic_and_nested(self):
-        a = study.sample_positions(DATA, 5, seed=1)
-        b = study.sample_positions(DATA, 2, seed=1)
-        c = study.sample_positions(DATA, 5, seed=2)
-        self.assertEqual([p for p, _ in study.PHASES], list(a))
+        a = design.sample_positions(DATA, 5, seed=1)
+        b = design.sample_positions(DATA, 2, seed=1)
+        c = design.sample_positions(DATA, 5, seed=2)
+        self.assertEqual([p for p, _ in design.PHASES], list(a))
         for phase in a:
             self.assertEqual(len(a[phase]), 5)
             self.assertEqual(a[phase][:2], b[phase])  # quick mode's positions are the full study's
@@ -62,7 +64,7 @@ class Pieces(unittest.TestCase):
                                "wdl": [0, 0, 1000], "nodes": 2209558, "time": 300})
 
     def test_describe_and_wilson(self):
-        d = study.describe([1, 2, 3, 4])
+        d = sweep.describe([1, 2, 3, 4])
         self.assertEqual((d["n"], d["mean"], d["median"], d["min"], d["max"]), (4, 2.5, 2.5, 1, 4))
         self.assertAlmostEqual(d["sd"], 1.291, places=3)  # the sample's
         self.assertAlmostEqual(d["ci"], 1.96 * 1.291 / 2, places=2)
@@ -75,12 +77,12 @@ class Pieces(unittest.TestCase):
         games = [{"opening": "4444", "first": "A", "score_a": 1.0},   # A is x: won for A
                  {"opening": "4444", "first": "B", "score_a": 0.5},   # A is o: lost for A
                  {"opening": "3333", "first": "B", "score_a": 0.0}]
-        got = study.value_breakdown(games, values)
+        got = matches.value_breakdown(games, values)
         self.assertEqual(got, {"won for A": [1.0, 1], "drawn": [0.0, 1],
                                "lost for A": [0.5, 1]})
-        self.assertIsNone(study.value_breakdown([{"opening": "1", "first": "A", "score_a": 1}],
+        self.assertIsNone(matches.value_breakdown([{"opening": "1", "first": "A", "score_a": 1}],
                                                 values))
-        parsed = study.opening_values(os.path.join(ROOT, "tools", "openings.txt"))
+        parsed = matches.opening_values(os.path.join(ROOT, "tools", "openings.txt"))
         self.assertEqual(parsed.get("4444"), 1)
         self.assertEqual(parsed.get("3333"), 0)
 
@@ -91,13 +93,13 @@ class Pieces(unittest.TestCase):
             {"player": "level-2", "elo": 700, "low": 600, "high": 800, "games": 400},
             {"player": "level-1", "elo": 500, "low": 400, "high": 600, "games": 400},
         ]}
-        pts = study.strength_points(cal)
+        pts = strength.strength_points(cal)
         self.assertEqual([(x, label) for x, label, _ in pts], [(1, "1"), (2, "2"), (3, "full")])
         self.assertEqual(pts[-1][2]["elo"], 1900)
-        self.assertEqual(study.strength_points({"players": []}), [])
+        self.assertEqual(strength.strength_points({"players": []}), [])
 
     def test_stale_oracle_is_refused(self):
-        sample = study.sample_positions(DATA, 1, seed=1)
+        sample = design.sample_positions(DATA, 1, seed=1)
         moves, exact = sample["end"][0]
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "oracle.json")
@@ -134,22 +136,22 @@ class QuickRun(unittest.TestCase):
             self.assertEqual(res.returncode, 0, f"study failed:\n{res.stdout}\n{res.stderr}")
             with open(os.path.join(d, "results.json")) as fh:
                 results = json.load(fh)
-            self.assertEqual(results["meta"]["times"], study.QUICK_TIMES)
+            self.assertEqual(results["meta"]["times"], design.QUICK_TIMES)
             with open(oracle) as fh:
                 exact = json.load(fh)["positions"]
             # every level reached the engine: each played legal moves and reported a depth
             with open(os.path.join(d, "positions.csv")) as fh:
                 rows = list(csv.DictReader(fh))
-            self.assertEqual(sorted({int(r["level"]) for r in rows}), study.LEVELS)
-            self.assertEqual(len(rows), 6 * sum(len([t for t in study.QUICK_TIMES
+            self.assertEqual(sorted({int(r["level"]) for r in rows}), design.LEVELS)
+            self.assertEqual(len(rows), 6 * sum(len([t for t in design.QUICK_TIMES
                                                      if level > 3 or t <= 30])
-                                                for level in study.LEVELS))
+                                                for level in design.LEVELS))
             for r in rows:
                 col = int(r["move"])
                 self.assertTrue(1 <= col <= 7 and exact[r["moves"]][col - 1] is not None, r)
                 self.assertGreaterEqual(int(r["depth"]), 1, r)
-            for level in study.LEVELS:
-                for t in study.QUICK_TIMES:
+            for level in design.LEVELS:
+                for t in design.QUICK_TIMES:
                     s = results["sweep"][str(level)][str(t)]
                     self.assertEqual(s["all"]["positions"], 6)
                     for phase in ("begin", "middle", "end", "all"):
@@ -162,20 +164,20 @@ class QuickRun(unittest.TestCase):
                                results["sweep"]["1"]["30"]["all"]["proven"])
             # the cost of a depth: every depth level reported depths 1..4 on every position, and
             # alpha-beta needs fewer nodes than minimax for the same depth
-            for level in map(str, study.DEPTH_LEVELS):
+            for level in map(str, design.DEPTH_LEVELS):
                 for phase in ("begin", "middle"):
                     (pos,) = results["depth"][level][phase]
                     self.assertEqual([x[0] for x in pos["depths"]], [1, 2, 3, 4], (level, phase))
             for phase in ("begin", "middle"):
                 nodes = {l: results["depth"][l][phase][0]["depths"][-1][1] for l in ("1", "2")}
                 self.assertGreater(nodes["1"], nodes["2"], phase)
-            table = study.depth_table(results["depth"])
+            table = depth.depth_table(results["depth"])
             self.assertEqual(table["1"]["begin"]["rows"][-1]["depth"], 4)
             self.assertGreater(table["1"]["begin"]["ebf"], table["3"]["begin"]["ebf"])
             # matches: vier against the reference, Fairy-Stockfish against it, head to head, levels
             keys = set(results["matches"])
             self.assertEqual(keys, {"vier-3", "vier-30", "fsf-30", "h2h-30"}
-                             | {f"level{l}-30" for l in study.LEVELS})
+                             | {f"level{l}-30" for l in design.LEVELS})
             for k, m in results["matches"].items():
                 self.assertEqual(m["games"], 2, k)
                 self.assertEqual(m["wins"] + m["draws"] + m["losses"], 2, k)
@@ -188,7 +190,7 @@ class QuickRun(unittest.TestCase):
                             "## Strength levels"):
                 self.assertIn(heading, report)
             # --replot rewrites the report and plots from results.json alone
-            plots = study.PLOTS
+            plots = PLOTS
             for p in plots + ["report.md"]:
                 if os.path.exists(os.path.join(d, p)):
                     os.remove(os.path.join(d, p))
@@ -197,7 +199,7 @@ class QuickRun(unittest.TestCase):
             self.assertEqual(res2.returncode, 0, res2.stderr)
             with open(os.path.join(d, "report.md")) as fh:
                 self.assertEqual(fh.read(), report)
-            if study.have_matplotlib():
+            if have_matplotlib():
                 for p in plots:
                     with open(os.path.join(d, p)) as fh:
                         self.assertIn("<svg", fh.read(2000), p)
@@ -264,7 +266,7 @@ class QuickRun(unittest.TestCase):
 
     def test_full_mode_needs_matplotlib_or_plots(self):
         """Without matplotlib the full study refuses to start (it must plot)."""
-        if study.have_matplotlib():
+        if have_matplotlib():
             return  # nothing to check here: the quick run above checks the plots
         binary = vier_bin(self)
         res = subprocess.run([sys.executable, STUDY, "--bin", binary, "--out-dir", "/nonexistent"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .engine import EngineProcess, parse_info
+from .engine import EngineProcess, is_proven, parse_info
 from .oracle import judge, keeping_share
 
 # no move overhead, so T ms means T ms of search; WDL shows which values the engine proved
@@ -32,7 +32,7 @@ def measure(binary: str, ms: int, sample: dict, oracle: dict, log,
                 keeps, optimal = judge(oracle[moves], col)
                 share = keeping_share(oracle[moves])
                 score = " ".join(f"{k} {v}" for k, v in last.get("score", {}).items())
-                proven = score.startswith("mate") or last.get("wdl") == [0, 1000, 0]
+                proven = is_proven(last)
                 rows.append({"ms": ms, "phase": phase, "moves": moves, "exact": exact,
                              "move": col, "keeps_value": keeps, "optimal": optimal,
                              "critical": share < 1.0, "random_keeps": round(share, 4),

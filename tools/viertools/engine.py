@@ -280,7 +280,8 @@ INFO_INTS = ("depth", "seldepth", "nodes", "time")
 
 def parse_info(line: str) -> dict:
     """The fields of one `info` line: depth, seldepth, nodes, time (ints), score ({"cp": X} or
-    {"mate": N}) and wdl ([w, d, l]); malformed values are left out.  `pv` and `string` end it."""
+    {"mate": N}), bound ("lower" or "upper" when the score is only a bound) and wdl ([w, d, l]);
+    malformed values are left out.  `pv` and `string` end it."""
     words = line.split()
     out = {}
     i = 1
@@ -294,6 +295,9 @@ def parse_info(line: str) -> dict:
                 and re.fullmatch(r"[+-]?\d+", nxt[1]):
             out["score"] = {nxt[0]: int(nxt[1])}
             i += 3
+        elif w in ("lowerbound", "upperbound"):
+            out["bound"] = w[:5]
+            i += 1
         elif w == "wdl" and len(nxt) == 3 and all(re.fullmatch(r"\d+", x) for x in nxt):
             out["wdl"] = [int(x) for x in nxt]
             i += 4
@@ -302,6 +306,14 @@ def parse_info(line: str) -> dict:
         else:
             i += 1
     return out
+
+
+def is_proven(info: dict) -> bool:
+    """Whether a parsed `info` line reports a proven value: a mate or a proven draw (`wdl 0 1000
+    0`), not a bound."""
+    if "bound" in info:
+        return False
+    return "mate" in info.get("score", {}) or info.get("wdl") == [0, 1000, 0]
 
 
 def run_search(engine: EngineProcess, position_cmd: str, go_cmd: str,

@@ -7,7 +7,7 @@
 //!
 //! where a `u64` answer packs the answer's pointer (high 32 bits) and length (low 32 bits); the
 //! host reads it and hands it back with `dealloc`. The module imports two functions from `env`:
-//! `now_ms() -> f64` (the clock, `performance.now()`: see `vier::clock`) and `progress(ptr, len)`
+//! `now_ms() -> f64` (the clock, `performance.now()`: see `vier::engine::clock`) and `progress(ptr, len)`
 //! (a JSON report during a search, read at once by the host; the bytes stay the module's).
 //!
 //! Only translation lives here: JSON in, calls of the engine service (`vier::engine`) and the
@@ -22,14 +22,13 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 use vier::board::{AnyPosition, Size};
-use vier::book::Book;
-use vier::clock;
-use vier::engine::{Engine, Handle, Request, Skill, SolverPool, Thought, SOLVE_HASH_MB};
-use vier::levels;
+
+use vier::engine::settings::{self, Spin};
+use vier::engine::{
+    clock, Answer, Book, Engine, Handle, Limits, Line, Question, Report, Request, ScoreBound,
+    Settings, SolverPool, Thought, TimeLimit, SOLVE_HASH_MB,
+};
 use vier::notation;
-use vier::score::Score;
-use vier::search::{Iteration, Line, ScoreBound, SearchLimits};
-use vier::solver::Solver;
 
 #[cfg(target_arch = "wasm32")]
 mod host {
@@ -51,29 +50,30 @@ mod host {
     pub fn report(_: &str) {}
 }
 
-/// The searcher's table: the protocol's default `Hash`.
-const ENGINE_HASH_MB: usize = vier::search::DEFAULT_HASH_MB;
-
 /// What the instance keeps between calls.
 struct State {
     /// The time-limited player, made at the first `think` (its tables are its memory).
     engine: Option<Engine>,
-    /// The book the engine and the analysis consult.
-    book: Option<Arc<Book>>,
+    /// The engine's settings (the protocol's defaults); their book is the one the host loaded,
+    /// which the engine and the analysis consult.
+    settings: Settings,
     /// Exact answers with the book: `analyse`.
     pool: SolverPool,
     /// Exact answers without the book, one table cleared before each: `solve`, as
     /// `vier solve --no-book` runs (the same node counts).
-    solver: Option<Solver>,
+    bookless: SolverPool,
 }
 
 impl State {
     fn new() -> State {
         State {
             engine: None,
-            book: None,
+            settings: Settings {
+                book: None,
+                ..Settings::default()
+            },
             pool: SolverPool::new(None, SOLVE_HASH_MB),
-            solver: None,
+            bookless: SolverPool::new(None, SOLVE_HASH_MB),
         }
     }
 }
@@ -144,11 +144,11 @@ pub unsafe extern "C" fn load_book(ptr: *mut u8, len: usize) -> u64 {
             let info = book_info(&book);
             let book = Arc::new(book);
             STATE.with_borrow_mut(|st| {
+                st.settings.book = Some(book.clone());
                 if let Some(e) = st.engine.as_mut() {
-                    e.set_book(Some(book.clone()));
+                    let _ = e.configure(&st.settings, &|| false);
                 }
-                st.pool = SolverPool::new(Some(book.clone()), SOLVE_HASH_MB);
-                st.book = Some(book);
+                st.pool = SolverPool::new(Some(book), SOLVE_HASH_MB);
             });
             info
         }
@@ -174,9 +174,7 @@ pub unsafe extern "C" fn call(ptr: *mut u8, len: usize) -> u64 {
 /// The engine, made with the book at its first use (its tables take a moment to allocate).
 fn engine(st: &mut State) -> Result<&mut Engine, String> {
     if st.engine.is_none() {
-        let mut e = Engine::new(ENGINE_HASH_MB).map_err(|e| e.to_string())?;
-        e.set_book(st.book.clone());
-        st.engine = Some(e);
+        st.engine = Some(Engine::with_settings(&st.settings).map_err(|e| e.to_string())?);
     }
     Ok(st.engine.as_mut().expect("made above"))
 }
@@ -213,9 +211,9 @@ fn request(bytes: &[u8]) -> Result<Value, String> {
 /// outcome: the snapshot, `stop` and the next `search`.
 fn game_request(op: &str, req: &Map<String, Value>) -> Result<Value, String> {
     let text = |key: &str| req.get(key).and_then(Value::as_str).unwrap_or("");
-    let key = number(req, "key", 0..=u64::MAX)?.unwrap_or(0);
+    let key = whole(req, "key")?.unwrap_or(0);
     if op == "game_new" {
-        let seed = number(req, "seed", 0..=u64::MAX)?.unwrap_or(0);
+        let seed = number(req, settings::LEVEL_SEED)?.unwrap_or(0);
         let mut g = game::Game::new(seed);
         let out = g.snapshot();
         GAME.with_borrow_mut(|slot| *slot = Some(g));
@@ -235,22 +233,37 @@ fn game_request(op: &str, req: &Map<String, Value>) -> Result<Value, String> {
     })
 }
 
-/// A whole number field, if present, within `range`.
-fn number(
-    req: &Map<String, Value>,
-    key: &str,
-    range: std::ops::RangeInclusive<u64>,
-) -> Result<Option<u64>, String> {
+/// A whole number field, if present.
+fn whole(req: &Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
     match req.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_u64() {
-            Some(n) if range.contains(&n) => Ok(Some(n)),
-            _ => Err(format!(
-                "{key} must be a whole number from {} to {}, not {v}",
-                range.start(),
-                range.end()
-            )),
-        },
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| format!("{key} must be a whole number, not {v}")),
+    }
+}
+
+/// The field of a setting (named as the setting, `movetime_ms` for `movetime`), if present,
+/// checked against the engine's declaration of it.
+fn number(req: &Map<String, Value>, spin: Spin) -> Result<Option<u64>, String> {
+    let key = match spin.name {
+        "movetime" => "movetime_ms",
+        "Skill Level" => "level",
+        "LevelSeed" => "seed",
+        "MultiPV" => "multipv",
+        name => name,
+    };
+    match req.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => {
+            let given = v
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| v.as_u64().map(i128::from))
+                .ok_or_else(|| format!("{key} must be a whole number, not {v}"))?;
+            spin.check_as(key, given).map(Some)
+        }
     }
 }
 
@@ -300,45 +313,35 @@ fn bound(b: ScoreBound) -> &'static str {
 /// (digits, letters past 9 columns), its 0-based columns, and the exact score once proven.
 fn line(p: &AnyPosition, l: &Line) -> Value {
     json!({
-        "score": l.score.to_string(),
-        "bound": bound(l.bound),
-        "exact": exact(p, l.score, l.bound),
+        "score": l.value.score.to_string(),
+        "bound": bound(l.value.bound),
+        "exact": l.exact,
         "pv": notation::move_string(l.pv.iter().copied(), p.width()),
         "columns": l.pv,
     })
 }
 
-/// Pons' exact score of a proven line's value (`None` for a heuristic value or a bound).
-fn exact(p: &AnyPosition, s: Score, b: ScoreBound) -> Option<i32> {
-    (b == ScoreBound::Exact)
-        .then(|| s.to_exact(p.size().cells() as i32, p.discs() as i32))
-        .flatten()
-}
-
 /// A finished depth: what the GUI shows while the engine thinks (the best line's fields at the
 /// top, every line in `lines`).
-fn iteration(p: &AnyPosition, it: &Iteration) -> Value {
-    let best = it.lines.first();
-    let nps = if it.time.is_zero() {
-        0
-    } else {
-        (it.nodes as f64 / it.time.as_secs_f64()) as u64
-    };
+fn iteration(p: &AnyPosition, it: &Report) -> Value {
+    let best = it.best();
     json!({
         "depth": it.depth,
         "seldepth": it.seldepth,
-        "score": best.map(|l| l.score.to_string()),
-        "exact": best.and_then(|l| exact(p, l.score, l.bound)),
+        "score": best.map(|l| l.value.score.to_string()),
+        "exact": best.and_then(|l| l.exact),
         "pv": best.map(|l| notation::move_string(l.pv.iter().copied(), p.width())),
-        "column": best.and_then(|l| l.pv.first()),
-        "move": best.and_then(|l| l.pv.first()).map(|&c| notation::move_string([c], p.width())),
+        "column": best.and_then(|l| l.column()),
+        "move": best.and_then(|l| l.column()).map(|c| notation::move_string([c], p.width())),
         "nodes": it.nodes,
-        "nps": nps,
+        "nps": it.nps(),
         "time_ms": millis(it.time),
         "hashfull": it.hashfull,
         "solved": it.solved,
         "book_hits": it.book_hits,
         "lines": it.lines.iter().map(|l| line(p, l)).collect::<Vec<_>>(),
+        // the engine's own report, which the page's game reads (web/engine/src/game.rs)
+        "report": it,
     })
 }
 
@@ -347,9 +350,12 @@ fn iteration(p: &AnyPosition, it: &Iteration) -> Value {
 /// columns. Every finished depth goes to the host as a progress report.
 fn think(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
-    let movetime = number(req, "movetime_ms", 0..=86_400_000)?;
-    let level = number(req, "level", 1..=levels::FULL_SKILL)?.unwrap_or(levels::FULL_SKILL);
-    let seed = number(req, "seed", 0..=u64::MAX)?.unwrap_or(0);
+    let movetime = number(req, settings::MOVETIME)?;
+    let mut asked = STATE.with_borrow(|st| st.settings.clone());
+    if let Some(level) = number(req, settings::SKILL)? {
+        asked.strength.skill = level;
+    }
+    asked.strength.seed = number(req, settings::LEVEL_SEED)?.unwrap_or(0);
     let searchmoves = match req.get("searchmoves") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(cols)) => cols
@@ -363,20 +369,23 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
             .collect::<Result<_, _>>()?,
         Some(v) => return Err(format!("searchmoves must be a list of columns, not {v}")),
     };
-    let mut request = Request {
-        limits: SearchLimits {
-            depth: number(req, "depth", 1..=200)?.map(|d| d as u32),
-            nodes: number(req, "nodes", 1..=u64::MAX)?,
-            multipv: number(req, "multipv", 1..=p.width() as u64)?.unwrap_or(1) as usize,
+    let time = match movetime {
+        Some(ms) => Request::movetime(ms).time,
+        None => TimeLimit::default(),
+    };
+    let request = asked.request(
+        TimeLimit {
+            overhead_ms: 0,
+            ..time
+        },
+        Limits {
+            depth: number(req, settings::DEPTH)?.map(|d| d as u32),
+            nodes: number(req, settings::NODES)?,
+            multipv: number(req, settings::MULTIPV)?.unwrap_or(1) as usize,
             searchmoves,
             infinite: false,
         },
-        skill: Skill::new(level, seed)?,
-        ..Request::default()
-    };
-    if let Some(ms) = movetime {
-        request.time = Request::movetime(ms).time;
-    }
+    );
     let handle = Handle::new(&request);
     let thought = STATE.with_borrow_mut(|st| -> Result<Thought, String> {
         Ok(engine(st)?.think(&p, &request, &handle, &mut |it| {
@@ -389,8 +398,9 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
     out["move"] = json!(thought
         .column
         .map(|c| notation::move_string([c], p.width())));
-    out["score"] = json!(played.map(|l| l.score.to_string()));
-    out["exact"] = json!(played.and_then(|l| exact(&p, l.score, l.bound)));
+    out["score"] = json!(played.map(|l| l.value.score.to_string()));
+    out["bound"] = json!(played.map(|l| bound(l.value.bound)));
+    out["exact"] = json!(thought.exact());
     out["chosen_by"] = json!(thought.chosen_by);
     Ok(out)
 }
@@ -400,7 +410,7 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
 fn analyse(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
     let weak = flag(req, "weak")?;
-    let budget = number(req, "budget_ms", 0..=86_400_000)?;
+    let budget = number(req, settings::BUDGET)?;
     let started = clock::now();
     let columns = STATE.with_borrow(|st| match budget {
         None => st
@@ -425,46 +435,20 @@ fn analyse(req: &Map<String, Value>) -> Result<Value, String> {
 fn solve(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
     let weak = flag(req, "weak")?;
-    if p.is_game_over() {
-        return Err("the game is over: there is nothing to solve".into());
-    }
-    STATE.with_borrow_mut(|st| {
-        let solver = match st.solver.as_mut() {
-            Some(s) => s,
-            None => st
-                .solver
-                .insert(Solver::try_new(SOLVE_HASH_MB).map_err(|e| e.to_string())?),
+    STATE.with_borrow(|st| {
+        let proof = st
+            .bookless
+            .ask(&p, Question::Solve { weak }, &Handle::unlimited())
+            .map_err(|e| e.to_string())?;
+        let Answer::Score(score) = proof.answer else {
+            unreachable!("a solve answers with a score")
         };
-        solver.clear();
-        solver.reset_nodes();
-        let started = clock::now();
-        let score = p.run(Exact(solver, weak));
-        let time = clock::now() - started;
         Ok(json!({
             "score": score,
-            "nodes": solver.nodes(),
-            "time_ms": millis(time),
+            "nodes": proof.nodes,
+            "time_ms": millis(proof.time),
         }))
     })
-}
-
-/// The solver's question, typed by the position's size.
-struct Exact<'a>(&'a mut Solver, bool);
-
-impl vier::board::PositionJob for Exact<'_> {
-    type Output = Option<i32>;
-    fn run<const W: usize, const H: usize, B: vier::bits::Bitboard>(
-        self,
-        p: vier::board::Position<W, H, B>,
-    ) -> Option<i32> {
-        let Exact(s, weak) = self;
-        // no limits are set: only a stop could end it early, and nobody can stop it
-        if weak {
-            s.solve_weak(&p).ok()
-        } else {
-            s.solve(&p).ok()
-        }
-    }
 }
 
 fn book_info(b: &Book) -> Value {
@@ -482,10 +466,10 @@ fn info() -> Value {
             "version": vier_version(),
             "sizes": Size::all().map(|s| s.to_string()).collect::<Vec<_>>(),
             "unsolved": Size::all().filter(|s| !s.published()).map(|s| s.to_string()).collect::<Vec<_>>(),
-            "levels": (1..).zip(levels::ELO).collect::<Vec<(u64, u32)>>(),
-            "full_level": levels::FULL_SKILL,
-            "book": st.book.as_deref().map(book_info),
-            "hash_mb": ENGINE_HASH_MB,
+            "levels": (1..).zip(settings::SKILL_ELO).collect::<Vec<(u64, u32)>>(),
+            "full_level": settings::SKILL.max,
+            "book": st.settings.book.as_deref().map(book_info),
+            "hash_mb": st.settings.hash_mb,
         })
     })
 }

@@ -1,16 +1,14 @@
-//! How an option is declared: its name, its type with default and range, and the action that
-//! applies a value, in one declaration (the table itself is in [`super::session`], beside the
-//! state its actions change). An option cannot be declared without its action, nor with an
-//! action of another type: both fail to compile. Checking a `setoption` value yields the error
-//! message the protocol prints, and an action never sees an unchecked value.
+//! How a setting is declared: its name, its type with default and range, and the action that
+//! applies a value, in one declaration (the engine's table is [`super::settings::OPTIONS`]).
+//! A setting cannot be declared without its action, nor with an action of another type: both
+//! fail to compile. Checking a value yields the error message the protocol prints (other front
+//! ends word it their way from [`RangeError`]), and an action never sees an unchecked value.
 
 /// An option's type, default and range as UCI lists them, and its action on the engine `T`.
 /// An action that fails returns the message to print; it must then have changed nothing.
 pub enum Kind<T> {
     Spin {
-        default: u64,
-        min: u64,
-        max: u64,
+        spin: Spin,
         set: fn(&mut T, u64) -> Result<(), String>,
     },
     Check {
@@ -39,14 +37,63 @@ pub struct OptionDecl<T> {
     pub kind: Kind<T>,
 }
 
-pub use crate::search::DEFAULT_HASH_MB;
-/// As Stockfish: the spin's limit is not the machine's; a size the machine has not got is
-/// refused when it is set.
-pub const MAX_HASH_MB: usize = 1 << 25;
-pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
-pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 /// The text UCI GUIs send for an empty string.
 pub const EMPTY: &str = "<empty>";
+
+/// A whole number outside a setting's range, as every front end is told it: the setting's
+/// range, one for all of them, and the number given (as given: it may be negative).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangeError {
+    pub min: u64,
+    pub max: u64,
+    pub given: i128,
+}
+
+impl std::fmt::Display for RangeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "must be {}..={}, not {}", self.min, self.max, self.given)
+    }
+}
+
+/// A whole-number setting's name (as the protocol lists it), default and range: the one range
+/// every front end checks it against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spin {
+    pub name: &'static str,
+    pub default: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Spin {
+    /// `given` if it is in range, or why not.
+    pub fn check(&self, given: i128) -> Result<u64, RangeError> {
+        if (self.min as i128..=self.max as i128).contains(&given) {
+            Ok(given as u64)
+        } else {
+            Err(RangeError {
+                min: self.min,
+                max: self.max,
+                given,
+            })
+        }
+    }
+
+    /// A number written as text (an argument on the command line), checked.
+    pub fn parse(&self, text: &str) -> Result<u64, String> {
+        let n: i128 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{text}' is not a whole number"))?;
+        self.check(n).map_err(|e| e.to_string())
+    }
+
+    /// [`Spin::check`] with the error in words, `label` naming the value as the caller knows it
+    /// (`threads must be 1..=64, not 0`).
+    pub fn check_as(&self, label: &str, given: i128) -> Result<u64, String> {
+        self.check(given).map_err(|e| format!("{label} {e}"))
+    }
+}
 
 /// The declaration of `name` in `table` (case-insensitive).
 pub fn find<'a, T>(table: &'a [OptionDecl<T>], name: &str) -> Option<&'a OptionDecl<T>> {
@@ -54,15 +101,22 @@ pub fn find<'a, T>(table: &'a [OptionDecl<T>], name: &str) -> Option<&'a OptionD
 }
 
 impl<T> OptionDecl<T> {
+    /// The declaration of a whole-number setting: its name is the spin's.
+    pub const fn spin(spin: Spin, set: fn(&mut T, u64) -> Result<(), String>) -> OptionDecl<T> {
+        OptionDecl {
+            name: spin.name,
+            kind: Kind::Spin { spin, set },
+        }
+    }
+
     /// The `option name ...` line of the `uci` listing.
     pub fn uci_line(&self) -> String {
         let name = self.name;
         match &self.kind {
-            Kind::Spin {
-                default, min, max, ..
-            } => {
-                format!("option name {name} type spin default {default} min {min} max {max}")
-            }
+            Kind::Spin { spin, .. } => format!(
+                "option name {name} type spin default {} min {} max {}",
+                spin.default, spin.min, spin.max
+            ),
             Kind::Check { default, .. } => {
                 format!("option name {name} type check default {default}")
             }
@@ -80,7 +134,7 @@ impl<T> OptionDecl<T> {
     /// The default as `setoption` would send it (empty for a button).
     pub fn default_value(&self) -> String {
         match &self.kind {
-            Kind::Spin { default, .. } => default.to_string(),
+            Kind::Spin { spin, .. } => spin.default.to_string(),
             Kind::Check { default, .. } => default.to_string(),
             Kind::Button { .. } => String::new(),
             Kind::Combo { default, .. } | Kind::Text { default, .. } => default.to_string(),
@@ -93,12 +147,13 @@ impl<T> OptionDecl<T> {
         let name = self.name;
         let value = value.map(str::trim);
         match &self.kind {
-            Kind::Spin { min, max, set, .. } => {
+            Kind::Spin { spin, set } => {
+                let (min, max) = (spin.min, spin.max);
                 let v = value
                     .filter(|v| !v.is_empty())
                     .ok_or_else(|| format!("option {name} needs a value {min}..{max}"))?;
-                match v.parse::<u64>() {
-                    Ok(n) if (*min..=*max).contains(&n) => set(target, n),
+                match v.parse::<i128>().ok().map(|n| spin.check(n)) {
+                    Some(Ok(n)) => set(target, n),
                     _ => Err(format!(
                         "bad value '{v}' for option {name}: expected a number {min}..{max}"
                     )),
@@ -143,9 +198,12 @@ mod tests {
         OptionDecl {
             name: "Hash",
             kind: Kind::Spin {
-                default: 16,
-                min: 2,
-                max: 64,
+                spin: Spin {
+                    name: "Hash",
+                    default: 16,
+                    min: 2,
+                    max: 64,
+                },
                 set: |s, n| {
                     s.0.push(format!("hash {n}"));
                     Ok(())

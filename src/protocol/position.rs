@@ -4,7 +4,8 @@
 
 use super::parse::{MoveToken, Query, StartPos};
 use crate::board::{AnyPosition, BoardError, Player, Size};
-use crate::engine::Engine;
+use crate::engine::{game_over, Engine};
+use crate::notation;
 
 /// `position ...` on a board of `size`: the new position, or why not.
 pub fn set_position(
@@ -41,12 +42,12 @@ pub fn display(p: &AnyPosition) -> Vec<String> {
 
 /// `eval`: the evaluation's terms, as `info string` lines.
 pub fn eval(p: &AnyPosition) -> Vec<String> {
-    let terms = Engine::evaluation(p);
+    let evaluation = Engine::evaluation(p);
     let mut out = vec![format!(
         "info string eval side {} (scores from its view)",
         p.side_to_move().symbol()
     )];
-    for t in &terms {
+    for t in &evaluation.terms {
         out.push(format!(
             "info string eval term {} us {} them {} weight {} cp {}",
             t.name,
@@ -56,10 +57,7 @@ pub fn eval(p: &AnyPosition) -> Vec<String> {
             t.value()
         ));
     }
-    out.push(format!(
-        "info string eval total cp {}",
-        crate::eval::total(&terms)
-    ));
+    out.push(format!("info string eval total cp {}", evaluation.total));
     out
 }
 
@@ -87,7 +85,7 @@ fn play_token(p: &AnyPosition, m: MoveToken) -> Result<AnyPosition, String> {
             BoardError::ColumnOutOfRange { .. } => {
                 format!("column {col} is out of range 1..{width}")
             }
-            BoardError::MoveAfterGameEnd { .. } => "the game is already over".to_string(),
+            BoardError::MoveAfterGameEnd { .. } => game_over("no move can follow").to_string(),
             BoardError::ColumnFull { .. } => format!("column {col} is full"),
             other => other.to_string(),
         })?;
@@ -110,6 +108,6 @@ fn token(m: MoveToken) -> String {
         MoveToken::Column(c) => c.to_string(),
         MoveToken::Digits(n) => n.to_string(),
         MoveToken::RunDigit(d) => d.to_string(),
-        MoveToken::Drop { file, rank } => format!("P@{}{rank}", (b'a' + file - 1) as char),
+        MoveToken::Drop { file, rank } => notation::drop_text(file as usize - 1, rank as usize),
     }
 }

@@ -1,0 +1,232 @@
+//! Exact answers within a budget: solvers kept for reuse, each answer with its node count and
+//! time, a proof in progress visible through its [`Handle`] ([`Handle::progress`]).
+
+use super::handle::{game_over, EngineError, Handle};
+use crate::bits::Bitboard;
+use crate::board::{AnyPosition, Position, PositionJob};
+use crate::book::Book;
+use crate::clock;
+use crate::solver::{Solver, Stopped};
+use crate::tt::TableError;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The table of one exact question: what `vier solve` uses by default.
+pub const SOLVE_HASH_MB: usize = 1;
+
+/// An exact question about a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Question {
+    /// The position's exact score; `weak`: 1 / 0 / -1 for a win / draw / loss.
+    Solve { weak: bool },
+    /// The score of every column (`None` for a full one), as `vier solve --all` prints them.
+    Analyse { weak: bool },
+    /// The exact best column (ties to the centre) with its score.
+    BestMove,
+}
+
+/// An exact answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Score(i32),
+    Columns(Vec<Option<i32>>),
+    Best(Option<(usize, i32)>),
+}
+
+/// An answer with what it cost: the solver's nodes (all its threads') and the time taken.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proof<T> {
+    pub answer: T,
+    pub nodes: u64,
+    pub time: Duration,
+    /// The nodes by discs on the board (a `stats` build: `vier solve`'s summary).
+    #[cfg(feature = "stats")]
+    pub stats: crate::solver::stats::Stats,
+}
+
+impl<T> Proof<T> {
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Proof<U> {
+        Proof {
+            answer: f(self.answer),
+            nodes: self.nodes,
+            time: self.time,
+            #[cfg(feature = "stats")]
+            stats: self.stats,
+        }
+    }
+}
+
+/// Exact answers: solvers kept for reuse, each with a table cleared before every question (as
+/// `vier solve` runs one) and the book it was given. Taking one is cheap, so callers on many
+/// threads each take their own; the pool keeps at most as many as ran at once.
+pub struct SolverPool {
+    idle: Mutex<Vec<Solver>>,
+    book: Option<Arc<Book>>,
+    hash_mb: usize,
+    threads: usize,
+}
+
+struct Ask<'a>(&'a mut Solver, Question);
+
+impl PositionJob for Ask<'_> {
+    type Output = Result<Answer, Stopped>;
+    fn run<const W: usize, const H: usize, B: Bitboard>(
+        self,
+        p: Position<W, H, B>,
+    ) -> Result<Answer, Stopped> {
+        let Ask(s, q) = self;
+        Ok(match q {
+            Question::Solve { weak: false } => Answer::Score(s.solve(&p)?),
+            Question::Solve { weak: true } => Answer::Score(s.solve_weak(&p)?),
+            Question::Analyse { weak } => Answer::Columns(s.analyse(&p, weak)?),
+            Question::BestMove => Answer::Best(s.best_move(&p)?),
+        })
+    }
+}
+
+struct Within<'a>(&'a mut Solver, Duration);
+
+impl PositionJob for Within<'_> {
+    type Output = Vec<Option<i32>>;
+    fn run<const W: usize, const H: usize, B: Bitboard>(
+        self,
+        p: Position<W, H, B>,
+    ) -> Vec<Option<i32>> {
+        self.0.analyse_within(&p, self.1)
+    }
+}
+
+impl SolverPool {
+    /// A pool whose solvers use `book` and tables of `hash_mb` megabytes, one thread each.
+    pub fn new(book: Option<Arc<Book>>, hash_mb: usize) -> SolverPool {
+        SolverPool {
+            idle: Mutex::new(Vec::new()),
+            book,
+            hash_mb,
+            threads: 1,
+        }
+    }
+
+    /// [`SolverPool::new`] with `threads` threads per question and tables of a size a user
+    /// chose: the first solver is made now, so that a size the machine cannot give is refused
+    /// here and not at the first question.
+    pub fn try_new(
+        book: Option<Arc<Book>>,
+        hash_mb: usize,
+        threads: usize,
+    ) -> Result<SolverPool, TableError> {
+        let pool = SolverPool {
+            threads: threads.max(1),
+            ..SolverPool::new(book, hash_mb)
+        };
+        let first = pool.made(Solver::try_new(hash_mb)?);
+        pool.give_back(first);
+        Ok(pool)
+    }
+
+    /// The pool of the built-in book, shared by every caller in the process.
+    pub fn shared() -> &'static SolverPool {
+        static POOL: std::sync::OnceLock<SolverPool> = std::sync::OnceLock::new();
+        POOL.get_or_init(|| SolverPool::new(Book::embedded(), SOLVE_HASH_MB))
+    }
+
+    fn made(&self, mut s: Solver) -> Solver {
+        s.set_book(self.book.clone());
+        s.set_threads(self.threads);
+        s
+    }
+
+    fn take(&self) -> Solver {
+        let taken = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        taken.unwrap_or_else(|| self.made(Solver::new(self.hash_mb)))
+    }
+
+    fn give_back(&self, s: Solver) {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(s);
+    }
+
+    /// Runs `work` on a solver with a cleared table and node count, under `handle`; what it
+    /// answers, with the nodes and the time.
+    fn with_solver<T>(&self, handle: &Handle, work: impl FnOnce(&mut Solver) -> T) -> Proof<T> {
+        let mut solver = self.take();
+        solver.clear();
+        solver.reset_nodes();
+        solver.set_limits(Some(handle.control.clone()), handle.nodes);
+        let started = clock::now();
+        let answer = work(&mut solver);
+        let time = clock::now().saturating_sub(started);
+        solver.set_limits(None, None);
+        let proof = Proof {
+            answer,
+            nodes: solver.nodes(),
+            time,
+            #[cfg(feature = "stats")]
+            stats: solver.stats().clone(),
+        };
+        self.give_back(solver);
+        proof
+    }
+
+    /// The answer to `question` about `p`, with its nodes and time, or why there is none: the
+    /// handle ended the proof first. A solve of a finished game is refused; its analysis has no
+    /// column and its best move none.
+    pub fn ask(
+        &self,
+        p: &AnyPosition,
+        question: Question,
+        handle: &Handle,
+    ) -> Result<Proof<Answer>, EngineError> {
+        if matches!(question, Question::Solve { .. }) && p.is_game_over() {
+            return Err(game_over("there is nothing to solve"));
+        }
+        let proof = self.with_solver(handle, |s| p.run(Ask(s, question)));
+        match proof.answer {
+            Ok(_) => Ok(proof.map(|a| a.expect("matched Ok"))),
+            Err(Stopped) => Err(handle.ended(proof.nodes)),
+        }
+    }
+
+    /// The exact score of `p` (with `weak`, 1 / 0 / -1 for a win / draw / loss), or why not:
+    /// the game is over, or the handle ended the proof first.
+    pub fn solve(&self, p: &AnyPosition, weak: bool, handle: &Handle) -> Result<i32, EngineError> {
+        match self.ask(p, Question::Solve { weak }, handle)?.answer {
+            Answer::Score(s) => Ok(s),
+            _ => unreachable!("a solve answers with a score"),
+        }
+    }
+
+    /// The score of every 0-based column (`None` for a full one, and all `None` for a finished
+    /// game), as `vier solve --all` prints them.
+    pub fn analyse(
+        &self,
+        p: &AnyPosition,
+        weak: bool,
+        handle: &Handle,
+    ) -> Result<Vec<Option<i32>>, EngineError> {
+        match self.ask(p, Question::Analyse { weak }, handle)?.answer {
+            Answer::Columns(c) => Ok(c),
+            _ => unreachable!("an analysis answers with columns"),
+        }
+    }
+
+    /// The exact score of every column that can be proven within `budget` (`None` for a full
+    /// column and for one not proven in time): every open column first gets its share of the
+    /// time, centre first, then the unproven ones share what is left.
+    pub fn analyse_within(&self, p: &AnyPosition, budget: Duration) -> Vec<Option<i32>> {
+        self.with_solver(&Handle::unlimited(), |s| p.run(Within(s, budget)))
+            .answer
+    }
+
+    /// The exact best 0-based column (ties to the centre) with its score; `None` for a finished
+    /// game.
+    pub fn best_move(
+        &self,
+        p: &AnyPosition,
+        handle: &Handle,
+    ) -> Result<Option<(usize, i32)>, EngineError> {
+        match self.ask(p, Question::BestMove, handle)?.answer {
+            Answer::Best(b) => Ok(b),
+            _ => unreachable!("a best move answers with a column"),
+        }
+    }
+}
