@@ -59,9 +59,10 @@ pub struct SolveArgs {
 /// position was not proven within `--budget-ms` or `--budget-nodes`.
 pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
     // the book as the protocol's OwnBook and BookFile choose it
-    let mut settings = Settings {
-        own_book: !args.no_book,
-        ..Settings::default()
+    let mut settings = if args.no_book {
+        Settings::without_book()
+    } else {
+        Settings::default()
     };
     if let Some(path) = &args.book {
         settings
