@@ -868,7 +868,7 @@ mod tests {
         );
         assert_eq!(e.to_string(), "bad move 'P@z9'");
         for bad in [
-            "0", "405", "4a", "a4", "dm", "P@d0", "P@d", "P@", "Q@d1", "P@D1", "P@m1", "P@d1x",
+            "0", "405", "4a", "a4", "dn", "P@d0", "P@d", "P@", "Q@d1", "P@D1", "P@n1", "P@d1x",
             "P@d256", "Pd1", "@d1", "-4", "４", "P@d-1",
         ] {
             assert_eq!(
