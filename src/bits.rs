@@ -123,7 +123,8 @@ impl_bitboard!(u64);
 impl_bitboard!(u128);
 
 /// The registry of board sizes: every size in the published results (`tests/data/sizes.md`),
-/// listed under the bits type its `W * (H + 1)` bits need. Calls
+/// and the first unsolved ones ([`UNSOLVED`]), listed under the bits type its `W * (H + 1)`
+/// bits need. Calls
 /// `$crate::$callback!{ $($args)* ; u64: (W, H) ... ; u128: (W, H) ... }`; [`crate::with_size!`]
 /// and [`SIZES`] are expanded from it, so a size is added here alone.
 #[doc(hidden)]
@@ -140,6 +141,7 @@ macro_rules! size_registry {
                  (10, 4) (10, 5) (11, 4) (12, 4);
             u128: (5, 12) (5, 13) (6, 10) (6, 11) (6, 12) (7, 9) (7, 10) (8, 8) (8, 9) (9, 7)
                   (10, 6) (11, 5)
+                  (13, 4) (12, 5) (11, 6) (10, 7) (9, 8)
         }
     };
 }
@@ -154,6 +156,11 @@ macro_rules! size_table {
 
 /// Every registered size as (width, height, bits of its board type): the 64-bit ones first.
 pub const SIZES: &[(usize, usize, u32)] = size_registry!(size_table;);
+
+/// The registered sizes whose result nobody has published: the wide boards of width + height =
+/// 17 (Tromp solved every board of w + h <= 15, Steininger those of 16). vier plays and proves
+/// them as any other; the front ends list them as unsolved ([`crate::board::Size::published`]).
+pub const UNSOLVED: &[(usize, usize)] = &[(13, 4), (12, 5), (11, 6), (10, 7), (9, 8)];
 
 /// The widest and the tallest registered board: fixed arrays over columns use `MAX_WIDTH`.
 pub const MAX_WIDTH: usize = max_of(0);
@@ -182,6 +189,15 @@ const _: () = {
         assert!(w * (h + 1) <= 64 || bits == 128);
         i += 1;
     }
+    // every unsolved size is registered
+    let mut u = 0;
+    while u < UNSOLVED.len() {
+        let mut i = 0;
+        while SIZES[i].0 != UNSOLVED[u].0 || SIZES[i].1 != UNSOLVED[u].1 {
+            i += 1;
+        }
+        u += 1;
+    }
 };
 
 #[cfg(test)]
@@ -190,12 +206,24 @@ mod tests {
 
     #[test]
     fn the_registry_holds_every_published_size_once_with_the_narrowest_type() {
-        assert_eq!(SIZES.len(), 52);
+        assert_eq!(SIZES.len(), 52 + UNSOLVED.len());
         for (i, &(w, h, bits)) in SIZES.iter().enumerate() {
             assert_eq!(bits, if w * (h + 1) <= 64 { 64 } else { 128 }, "{w}x{h}");
             assert!(!SIZES[..i].iter().any(|&(a, b, _)| (a, b) == (w, h)));
         }
-        assert_eq!((MAX_WIDTH, MAX_HEIGHT), (12, 13));
+        assert_eq!((MAX_WIDTH, MAX_HEIGHT), (13, 13));
+    }
+
+    #[test]
+    fn the_unsolved_sizes_are_the_wide_boards_of_seventeen() {
+        assert_eq!(UNSOLVED.len(), 5);
+        for &(w, h) in UNSOLVED {
+            assert_eq!(w + h, 17, "{w}x{h}");
+            assert!(w > h, "{w}x{h}: the tall boards of 17 are published");
+        }
+        // the widest key: 9x8, 81 bits
+        let widest = SIZES.iter().map(|&(w, h, _)| w * (h + 1)).max();
+        assert_eq!(widest, Some(81));
     }
 
     #[test]

@@ -17,7 +17,8 @@
 //! - [`study`]: the study's search levels; [`levels`]: skill levels, a weaker player's choice
 //!   among the engine's values of the columns;
 //! - [`engine`]: the engine service every front end calls (a move with its progress, exact
-//!   answers within a budget); `book_build`: making books (the `book-build` feature);
+//!   answers within a budget); `book_build`: making books (the `book-build` feature); `prove`:
+//!   a proof split into jobs for many machines (the `prove` feature);
 //! - [`http`]: the bounded connections of both HTTP servers (how many, how long idle);
 //! - the front ends, with the `native` feature: [`serve`] (HTTP `/solve`), [`protocol`] (the
 //!   line protocol and `vier bench`), [`cli`] (`vier play`, `solve`, `book`, `perft`) and
@@ -47,6 +48,8 @@ pub mod notation;
 pub mod ordering;
 #[cfg(feature = "native")]
 pub mod protocol;
+#[cfg(feature = "prove")]
+pub mod prove;
 pub mod rng;
 pub mod score;
 pub mod search;

@@ -29,6 +29,9 @@ enum Cmd {
         #[command(subcommand)]
         cmd: cli::book::BookCmd,
     },
+    /// Proves a position's value (win/draw/loss, or the exact score) in jobs that this machine,
+    /// GNU parallel, xargs or Slurm run; resumable, with a certificate to verify (docs/prove.md).
+    Prove(cli::prove::ProveArgs),
     /// Counts move sequences of a given length from a position (rules check).
     Perft(cli::PerftArgs),
     /// Play Connect Four against the engine in the terminal (type a column number and Enter).
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
             vier::protocol::bench::run(&mut io::stdout().lock()).map(|_| ExitCode::SUCCESS)
         }
         Some(Cmd::Book { cmd }) => cli::book::command(cmd),
+        Some(Cmd::Prove(args)) => cli::prove::command(args),
         Some(Cmd::Perft(args)) => cli::perft_command(args),
         Some(Cmd::Play(args)) => cli::play::command(args),
         Some(Cmd::Gui(args)) => vier::gui::command(args),

@@ -3,9 +3,9 @@
 //! Columns are numbered from 1 at the left. A move string has one character per move:
 //!
 //! - up to 9 columns, the column's digit (`4453`), as Pons' sets and most tools write it;
-//! - on any board, the column's letter, `a` for column 1 .. `l` for column 12, as cutechess
-//!   names files (`ddec` is `4453`); on boards of 10 or more columns only letters, since `10`
-//!   would read as two moves.
+//! - on any board, the column's letter, `a` for column 1 .. `m` for column 13 (the widest
+//!   board's, [`LAST_LETTER`]), as cutechess names files (`ddec` is `4453`); on boards of 10 or
+//!   more columns only letters, since `10` would read as two moves.
 //!
 //! One string uses one notation: digits and letters mixed are refused, since a string that
 //! mixes them is most likely two strings run together. Written out, a string is in digits up
@@ -17,6 +17,9 @@ use std::fmt;
 
 /// The widest board whose columns are written as digits.
 pub const MAX_DIGIT_WIDTH: usize = 9;
+
+/// The letter of the widest registered board's last column.
+pub const LAST_LETTER: char = (b'a' + crate::bits::MAX_WIDTH as u8 - 1) as char;
 
 /// The character of the 0-based column `col` on a board `width` columns wide.
 pub fn column_char(col: usize, width: usize) -> char {
@@ -45,12 +48,12 @@ pub fn drop_text(col: usize, rank: usize) -> String {
     format!("P@{}{rank}", char::from(b'a' + col as u8))
 }
 
-/// The 0-based column and the rank of a drop token: `P@d1`, `p@l12` (files `a`..`l`, ranks from
-/// 1); `None` for anything else.
+/// The 0-based column and the rank of a drop token: `P@d1`, `p@m12` (files `a`..[`LAST_LETTER`],
+/// ranks from 1); `None` for anything else.
 pub fn parse_drop(tok: &str) -> Option<(usize, usize)> {
     let rest = tok.strip_prefix("P@").or_else(|| tok.strip_prefix("p@"))?;
     let mut chars = rest.chars();
-    let file = chars.next().filter(|f| ('a'..='l').contains(f))?;
+    let file = chars.next().filter(|f| ('a'..=LAST_LETTER).contains(f))?;
     let rank = chars.as_str();
     if rank.is_empty() || !rank.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -92,8 +95,9 @@ impl fmt::Display for NotationError {
             }
             NotationError::DigitOnWideBoard { pos, width } => write!(
                 f,
-                "digit at position {} on a board of {width} columns: columns past 9 are written as letters a..l",
-                pos + 1
+                "digit at position {} on a board of {width} columns: columns past 9 are written as letters a..{}",
+                pos + 1,
+                column_char(width - 1, width)
             ),
             NotationError::MixedNotation { pos } => write!(
                 f,

@@ -91,12 +91,26 @@ fn perft_matches_naive_generator_on_other_sizes() {
         (9, 6, 5, ""),
         (4, 9, 7, "111"),
         (7, 8, 5, "4"),
+        // the unsolved boards, past 64 bits up to 81: fours across the last columns and bit 64
+        (13, 4, 5, ""),
+        (13, 4, 5, "jjkkll"),
+        (13, 4, 4, "mmmlll"),
+        (12, 5, 5, "kkll"),
+        (11, 6, 5, "jjkk"),
+        (10, 7, 5, "ijij"),
+        (9, 8, 5, ""),
+        (9, 8, 4, "998877"),
+        (9, 8, 5, "9999999"),
     ] {
         let size = Size::new(w, h).unwrap();
         let fast = vier::cli::perft(size, moves, d).unwrap();
         let mut naive = Naive::new(w, h);
         for ch in moves.chars() {
-            let c = ch.to_digit(10).unwrap() as usize - 1;
+            let c = if ch.is_ascii_digit() {
+                ch.to_digit(10).unwrap() as usize - 1
+            } else {
+                ch as usize - 'a' as usize
+            };
             let r = naive.height(c);
             naive.cells[c][r] = 1 + (naive.moves % 2) as u8;
             naive.moves += 1;
@@ -108,7 +122,7 @@ fn perft_matches_naive_generator_on_other_sizes() {
 #[test]
 fn every_supported_size_is_dispatched() {
     let sizes: Vec<Size> = Size::all().collect();
-    assert_eq!(sizes.len(), 52);
+    assert_eq!(sizes.len(), 57);
     for s in sizes {
         struct Widths;
         impl SizedJob for Widths {
@@ -124,8 +138,14 @@ fn every_supported_size_is_dispatched() {
     }
     assert_eq!(Size::new(7, 9).unwrap().bits(), 128, "7x9 needs 70 bits");
     assert!(Size::new(3, 6).is_err());
-    assert!(Size::new(13, 4).is_err());
-    assert!(Size::new(9, 8).is_err(), "9x8 has no published result");
+    assert!(Size::new(14, 4).is_err());
+    assert!(Size::new(9, 9).is_err());
+    // the first unsolved boards: played, listed as unsolved
+    for (w, h) in [(13, 4), (12, 5), (11, 6), (10, 7), (9, 8)] {
+        let s = Size::new(w, h).unwrap();
+        assert!(!s.published() && s.bits() == 128, "{s}");
+    }
+    assert!(Size::new(7, 6).unwrap().published());
     assert_eq!("10x4".parse::<Size>().unwrap().bits(), 64);
     assert_eq!("8x7".parse::<Size>().unwrap(), Size::new(8, 7).unwrap());
 }

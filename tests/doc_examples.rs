@@ -144,6 +144,42 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Skip("needs ssh hosts; tests/book_shards.rs runs shards through GNU parallel here"),
         ),
         ("vier book merge --line 16 --extra hard.txt --out my.book h.*", Skip("merges the shards above")),
+        // docs/prove.md
+        (
+            "cargo build --release --features prove",
+            Skip("builds a release binary (minutes); the suite's binary has the feature"),
+        ),
+        (
+            "vier prove - --state p7x6 --split 3 --budget-nodes 8388608 --jobs 2",
+            Run(&[(
+                "--state p7x6 --split 3 --budget-nodes 8388608",
+                "--size 5x5 --state p7x6 --split 1 --budget-nodes 8192 --hash 1",
+            )]),
+        ),
+        ("vier prove --status --state p7x6", Run(NONE)),
+        ("vier prove --verify --state p7x6", Run(NONE)),
+        (
+            "vier prove - --state st --jobs 8 --runner 'parallel -j 8'",
+            Run(&[
+                ("--state st --jobs 8", "--size 5x5 --split 1 --budget-nodes 8192 --hash 1 --state st --jobs 2"),
+                ("parallel -j 8", "parallel -j 2"),
+            ]),
+        ),
+        (
+            "vier prove - --state st --jobs 20 --vier vier --runner 'parallel -M --sshlogin 8/alice@node1,8/alice@node2 --retries 3'",
+            Skip("needs SSH hosts; docs/lab/2026-11-28-prove.md measures it against this machine's own sshd"),
+        ),
+        (
+            "vier prove - --state st --jobs 8 --runner \"xargs -P 8 -d '\\n' -n 1 sh -c\"",
+            Run(&[
+                ("--state st --jobs 8", "--size 5x5 --split 1 --budget-nodes 8192 --hash 1 --state st2 --jobs 2"),
+                ("xargs -P 8", "xargs -P 2"),
+            ]),
+        ),
+        (
+            "vier prove - --state /shared/st --jobs 500 --vier /shared/bin/vier --slurm --sbatch 'sbatch --partition=batch --time=1:00:00'",
+            Skip("needs a Slurm cluster; tests/prove.rs runs the job arrays through a stand-in sbatch"),
+        ),
         // tools/README.md
         (
             "nice -n 10 python3 tools/levels.py --games 200 --out docs/levels",
@@ -341,6 +377,7 @@ const DOCUMENTED: &[&str] = &[
     "docs/book/README.md",
     "docs/book/building.md",
     "docs/solve.md",
+    "docs/prove.md",
     "docs/serve.md",
     "docs/python.md",
     "docs/levels/README.md",
@@ -387,6 +424,11 @@ fn the_book_building_examples_run_as_written() {
 #[test]
 fn the_solve_examples_run_as_written() {
     run_file("docs/solve.md");
+}
+
+#[test]
+fn the_prove_examples_run_as_written() {
+    run_file("docs/prove.md");
 }
 
 #[test]

@@ -80,7 +80,9 @@ pub fn run_under<T: Send + 'static>(
     // joined, not only finished: no thread of the call outlives it
     let _ = py.allow_threads(|| worker.join());
     result?.map_err(|e| match e {
-        EngineError::OutOfTime { .. } => PyTimeoutError::new_err(e.to_string()),
+        EngineError::OutOfTime { .. } | EngineError::OutOfNodes { .. } => {
+            PyTimeoutError::new_err(e.to_string())
+        }
         EngineError::Invalid(why) => PyValueError::new_err(why),
         // only a signal stops it, and its exception was raised above
         EngineError::Stopped => PyRuntimeError::new_err(e.to_string()),

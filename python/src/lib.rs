@@ -31,7 +31,7 @@ fn mark(p: Player) -> u8 {
 fn size(width: i64, height: i64) -> PyResult<Size> {
     let dim = |d: i64| usize::try_from(d).unwrap_or(usize::MAX);
     Size::new(dim(width), dim(height)).map_err(|e| {
-        // the engine's own reason (the 52 sizes), with the numbers as Python gave them
+        // the engine's own reason (the sizes it plays), with the numbers as Python gave them
         let given = format!("{}x{}", dim(width), dim(height));
         PyValueError::new_err(
             e.to_string()
@@ -40,11 +40,12 @@ fn size(width: i64, height: i64) -> PyResult<Size> {
     })
 }
 
-/// A Connect Four position on a board of any of the 52 sizes whose result is published (4 to 12
-/// columns, 4 to 13 rows; protocol.md lists them). Immutable: `play` returns a new position.
+/// A Connect Four position on a board of any of the 57 sizes: the 52 whose result is published
+/// and 5 unsolved ones (4 to 13 columns, 4 to 13 rows; protocol.md lists them). Immutable:
+/// `play` returns a new position.
 ///
 /// Columns are 0-based in every method; move strings are Pons' 1-based digits ("4453"), letters
-/// "a".."l" on boards of 10 or more columns.
+/// "a".."m" on boards of 10 or more columns.
 #[pyclass(module = "vier", name = "Position", frozen, eq, hash)]
 #[derive(Clone)]
 struct PyPosition {

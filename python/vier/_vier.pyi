@@ -2,8 +2,8 @@
 from typing import List, Optional, Sequence, TypedDict, Union
 
 class Position:
-    """A Connect Four position on any of the 52 board sizes whose result is published (4 to 12
-    columns, 4 to 13 rows), immutable."""
+    """A Connect Four position on any of the 57 board sizes: the 52 whose result is published and
+    5 unsolved ones (4 to 13 columns, 4 to 13 rows), immutable."""
 
     def __init__(self, moves: str = "", width: int = 7, height: int = 6) -> None: ...
     @staticmethod

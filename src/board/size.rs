@@ -32,8 +32,10 @@ impl fmt::Display for SizeError {
             SizeError::Unsupported { width, height } => write!(
                 f,
                 "board size {width}x{height} is not supported: vier plays the {} sizes whose \
-                 result is published, 4 to {} columns and 4 to {} rows (protocol.md lists them)",
-                crate::bits::SIZES.len(),
+                 result is published and {} unsolved ones, 4 to {} columns and 4 to {} rows \
+                 (protocol.md lists them)",
+                crate::bits::SIZES.len() - crate::bits::UNSOLVED.len(),
+                crate::bits::UNSOLVED.len(),
                 crate::bits::MAX_WIDTH,
                 crate::bits::MAX_HEIGHT
             ),
@@ -68,6 +70,12 @@ impl Size {
             .iter()
             .find(|&&(w, h, _)| (w, h) == (self.width, self.height))
             .map_or(64, |&(_, _, b)| b)
+    }
+
+    /// Whether the size's result with perfect play is published (`tests/data/sizes.md`); the
+    /// others ([`crate::bits::UNSOLVED`]) are open problems, listed as unsolved.
+    pub fn published(&self) -> bool {
+        !crate::bits::UNSOLVED.contains(&(self.width, self.height))
     }
 
     pub fn width(&self) -> usize {

@@ -3,6 +3,7 @@
 
 pub mod book;
 pub mod play;
+pub mod prove;
 pub mod solve;
 
 use crate::board::{AnyPosition, BoardError, Size};

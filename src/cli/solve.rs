@@ -47,16 +47,22 @@ pub struct SolveArgs {
     /// `-` with `UNPROVEN`, and the exit status is 3.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     budget_ms: Option<u64>,
+    /// The most nodes one position may take (one thread: the same position, table and
+    /// budget give the same answer on every run and machine); one not proven within it is
+    /// printed as `-` with `UNPROVEN`, and the exit status is 3.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    budget_nodes: Option<u64>,
 }
 
 /// `vier solve`: positions from stdin, results to stdout, the summary to stderr. Exit status 1
 /// when a score differs from the one expected, 2 for a book that cannot be used, 3 when a
-/// position was not proven within `--budget-ms`.
+/// position was not proven within `--budget-ms` or `--budget-nodes`.
 pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
     // the book as the protocol's OwnBook and BookFile choose it
-    let mut settings = Settings {
-        own_book: !args.no_book,
-        ..Settings::default()
+    let mut settings = if args.no_book {
+        Settings::without_book()
+    } else {
+        Settings::default()
     };
     if let Some(path) = &args.book {
         settings
@@ -90,6 +96,7 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
         threads: args.threads as usize,
         book,
         budget: args.budget_ms.map(Duration::from_millis),
+        node_budget: args.budget_nodes,
         progress: None,
     }
     .progress_on_stderr();
@@ -122,6 +129,8 @@ pub struct SolveOptions {
     pub book: Option<Arc<Book>>,
     /// The most time one position may take; one not proven by then is reported unproven.
     pub budget: Option<Duration>,
+    /// The most nodes one position may take (rounded up to the solver's poll interval).
+    pub node_budget: Option<u64>,
     /// Progress of a position that takes long, on stderr: `None` for none (the tests),
     /// `Some(true)` as a line that rewrites itself (a terminal), `Some(false)` as plain lines.
     pub progress: Option<bool>,
@@ -140,7 +149,7 @@ impl SolveOptions {
 pub struct SolveSummary {
     pub positions: u64,
     pub mismatches: u64,
-    /// Positions not proven within `--budget-ms`.
+    /// Positions not proven within `--budget-ms` or `--budget-nodes`.
     pub unproven: u64,
     pub errors: u64,
     pub total_nodes: u64,
@@ -228,7 +237,7 @@ pub fn run(
                 continue;
             }
         };
-        let handle = Handle::within(opts.budget);
+        let handle = Handle::within(opts.budget).with_nodes(opts.node_budget);
         let proof = progress.watch(moves, &handle, || pool.ask(&pos, question, &handle));
         let (text, score, proof) = match proof {
             Ok(proof) => match &proof.answer {
@@ -249,15 +258,15 @@ pub fn run(
                 writeln!(out, "error: line {}: {e}", i + 1)?;
                 continue;
             }
-            Err(_) => {
+            Err(e) => {
                 let blank = if opts.all { width } else { 1 };
-                (vec!["-"; blank].join(" "), None, Err(handle.elapsed()))
+                (vec!["-"; blank].join(" "), None, Err((e, handle.elapsed())))
             }
         };
         sum.positions += 1;
         let (nodes, micros) = match &proof {
             Ok(p) => (p.nodes, p.time.as_secs_f64() * 1e6),
-            Err(elapsed) => (handle.progress().nodes, elapsed.as_secs_f64() * 1e6),
+            Err((_, elapsed)) => (handle.progress().nodes, elapsed.as_secs_f64() * 1e6),
         };
         sum.total_nodes += nodes;
         #[cfg(feature = "stats")]
@@ -266,10 +275,18 @@ pub fn run(
         }
         sum.total_micros += micros;
         write!(out, "{moves} {text} {nodes} {micros:.0}")?;
-        if proof.is_err() {
+        if let Err((e, _)) = &proof {
             sum.unproven += 1;
-            let ms = opts.budget.map_or(0, |b| b.as_millis());
-            write!(out, " UNPROVEN within {ms} ms")?;
+            match e {
+                EngineError::OutOfNodes { budget } => {
+                    write!(out, " UNPROVEN within {budget} nodes")?
+                }
+                _ => write!(
+                    out,
+                    " UNPROVEN within {} ms",
+                    opts.budget.map_or(0, |b| b.as_millis())
+                )?,
+            }
         }
         if let (Some(e), Some(s)) = (expected, score) {
             let e = if opts.weak { e.signum() } else { e };

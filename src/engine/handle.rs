@@ -14,6 +14,8 @@ pub enum EngineError {
     Invalid(String),
     /// The budget ran out before the answer was proven.
     OutOfTime { budget: Duration },
+    /// The node budget ran out before the answer was proven.
+    OutOfNodes { budget: u64 },
     /// Whoever asked stopped it.
     Stopped,
 }
@@ -25,6 +27,7 @@ impl fmt::Display for EngineError {
             EngineError::OutOfTime { budget } => {
                 write!(f, "not solved within {} ms", budget.as_millis())
             }
+            EngineError::OutOfNodes { budget } => write!(f, "not solved within {budget} nodes"),
             EngineError::Stopped => f.write_str("stopped before it was solved"),
         }
     }
@@ -48,6 +51,9 @@ pub struct Handle {
     time: TimeLimit,
     /// The budget it was made with, for the error that says it ran out.
     budget: Option<Duration>,
+    /// The most nodes an exact answer may take, all its threads together: with one thread,
+    /// the same answer on every run and machine.
+    pub(super) nodes: Option<u64>,
 }
 
 impl Handle {
@@ -58,6 +64,7 @@ impl Handle {
             control: SearchControl::new(request.deadlines(), request.ponder),
             time: request.time,
             budget: None,
+            nodes: None,
         }
     }
 
@@ -75,7 +82,13 @@ impl Handle {
             },
             time: TimeLimit::default(),
             budget,
+            nodes: None,
         }
+    }
+
+    /// This handle, its exact answers bounded to `nodes` too (`None`: by time alone).
+    pub fn with_nodes(self, nodes: Option<u64>) -> Handle {
+        Handle { nodes, ..self }
     }
 
     /// Asks the work to end as soon as it can; it answers with what it has.
@@ -114,10 +127,12 @@ impl Handle {
         }
     }
 
-    /// Why work under this handle ended unanswered.
-    pub(super) fn ended(&self) -> EngineError {
-        match self.budget {
-            Some(budget) if !self.is_stopped() => EngineError::OutOfTime { budget },
+    /// Why work under this handle ended unanswered after `nodes`.
+    pub(super) fn ended(&self, nodes: u64) -> EngineError {
+        match (self.nodes, self.budget) {
+            _ if self.is_stopped() => EngineError::Stopped,
+            (Some(budget), _) if nodes >= budget => EngineError::OutOfNodes { budget },
+            (_, Some(budget)) => EngineError::OutOfTime { budget },
             _ => EngineError::Stopped,
         }
     }

@@ -151,7 +151,7 @@ impl SolverPool {
         let mut solver = self.take();
         solver.clear();
         solver.reset_nodes();
-        solver.set_limits(Some(handle.control.clone()), None);
+        solver.set_limits(Some(handle.control.clone()), handle.nodes);
         let started = clock::now();
         let answer = work(&mut solver);
         let time = clock::now().saturating_sub(started);
@@ -182,7 +182,7 @@ impl SolverPool {
         let proof = self.with_solver(handle, |s| p.run(Ask(s, question)));
         match proof.answer {
             Ok(_) => Ok(proof.map(|a| a.expect("matched Ok"))),
-            Err(Stopped) => Err(handle.ended()),
+            Err(Stopped) => Err(handle.ended(proof.nodes)),
         }
     }
 

@@ -371,8 +371,10 @@ mod tests {
         assert_eq!(parse_bestmove("bestmove P@g3"), Some(Some(7)));
         assert_eq!(parse_bestmove("bestmove P@l1"), Some(Some(12)));
         assert_eq!(parse_bestmove("bestmove 11"), Some(Some(11)));
-        assert_eq!(parse_bestmove("bestmove P@m1"), Some(None));
-        assert_eq!(parse_bestmove("bestmove 13"), Some(None));
+        assert_eq!(parse_bestmove("bestmove P@m1"), Some(Some(13)));
+        assert_eq!(parse_bestmove("bestmove 13"), Some(Some(13)));
+        assert_eq!(parse_bestmove("bestmove P@n1"), Some(None));
+        assert_eq!(parse_bestmove("bestmove 14"), Some(None));
         assert_eq!(parse_bestmove("bestmove (none)"), Some(None));
         assert_eq!(parse_bestmove("info depth 1"), None);
     }

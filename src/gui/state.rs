@@ -903,6 +903,8 @@ struct Snapshot<'a> {
     can_undo: bool,
     can_redo: bool,
     sizes: Vec<String>,
+    /// Those of `sizes` whose result nobody has published.
+    unsolved: Vec<String>,
 }
 
 fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
@@ -941,6 +943,10 @@ fn snapshot<'a>(id: &'a str, st: &'a State) -> Snapshot<'a> {
             .is_some(),
         can_redo: st.record.can_redo(),
         sizes: Size::all().map(|s| s.to_string()).collect(),
+        unsolved: Size::all()
+            .filter(|s| !s.published())
+            .map(|s| s.to_string())
+            .collect(),
         view,
     }
 }

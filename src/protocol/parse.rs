@@ -536,7 +536,7 @@ fn bad_number(param: &str, token: &str) -> ParseError {
     }
 }
 
-/// cutechess drop `P@d1` (either case of `P`, files `a`..`l`, rank >= 1), read by
+/// cutechess drop `P@d1` (either case of `P`, files `a`..`m`, rank >= 1), read by
 /// [`notation::parse_drop`].
 fn drop_move(input: &str) -> NomResult<'_, MoveToken> {
     map_opt(
@@ -573,9 +573,10 @@ fn column_run(input: &str) -> NomResult<'_, Vec<MoveToken>> {
                 _ => None,
             },
         ),
-        many1(map(satisfy(|c| c.is_ascii_lowercase() && c <= 'l'), |c| {
-            MoveToken::Column(c as u8 - b'a' + 1)
-        })),
+        many1(map(
+            satisfy(|c| c.is_ascii_lowercase() && c <= crate::notation::LAST_LETTER),
+            |c| MoveToken::Column(c as u8 - b'a' + 1),
+        )),
     ))
     .parse(input)
 }
@@ -978,7 +979,7 @@ mod tests {
         );
         assert_eq!(e.to_string(), "bad move 'P@z9'");
         for bad in [
-            "0", "405", "4a", "a4", "dm", "P@d0", "P@d", "P@", "Q@d1", "P@D1", "P@m1", "P@d1x",
+            "0", "405", "4a", "a4", "dn", "P@d0", "P@d", "P@", "Q@d1", "P@D1", "P@n1", "P@d1x",
             "P@d256", "Pd1", "@d1", "-4", "４", "P@d-1",
         ] {
             assert_eq!(

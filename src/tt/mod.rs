@@ -2,11 +2,11 @@
 //!
 //! Buckets of four 16-byte entries fill one 64-byte cache line, so a probe costs one cache miss.
 //! The table never confuses two positions, whatever its size. A key of up to 64 bits is stored
-//! whole. A wider key (at most 80 bits on the registered boards) is split: its low 64 bits are
-//! stored, and the rest `r < 2^16` is added to the bucket index modulo the bucket count `n`,
-//! its top 6 bits (`r >> 10`, the tag) stored in the entry. Two keys with the same low bits and
-//! tag differ by less than `2^10` in their rests; they meet in one bucket only if the rests are
-//! congruent modulo `n`, which for `n >= 2^10` (64 KiB; a table of a megabyte has 16384) means
+//! whole. A wider key (at most 81 bits on the registered boards: 9x8) is split: its low 64 bits
+//! are stored, and the rest `r < 2^17` is added to the bucket index modulo the bucket count `n`,
+//! its top 6 bits (`r >> 11`, the tag) stored in the entry. Two keys with the same low bits and
+//! tag differ by less than `2^11` in their rests; they meet in one bucket only if the rests are
+//! congruent modulo `n`, which for `n >= 2^11` (128 KiB; a table of a megabyte has 16384) means
 //! equal. So the bucket, the stored bits and the tag still name one position.
 //!
 //! Threads share one table without locks. A slot is two 64-bit words written and read one at a
@@ -27,7 +27,7 @@
 //!  bits 34..50  heuristic value of the depth-limited search (i16)
 //!  bits 50..56  depth of that heuristic value, 0 = none (u6)
 //!  bits 56..58  kind of that heuristic value: 0 none, 1 lower, 2 upper, 3 exact (u2)
-//!  bits 58..64  tag: bits 10..16 of a key's bits past 64 (0 on the 64-bit boards)
+//!  bits 58..64  tag: bits 11..17 of a key's bits past 64 (0 on the 64-bit boards)
 //! ```
 //!
 //! Exact-score bounds are true for ever, so they are merged when a position is stored again;
@@ -81,12 +81,16 @@ const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 const _: () = assert!(std::mem::align_of::<Bucket>() == 64);
 
-/// The widest key the table keeps exact (see the module documentation): 64 bits stored, 16 more
+/// The widest key the table keeps exact (see the module documentation): 64 bits stored, 17 more
 /// in the bucket index and the tag.
-pub const MAX_KEY_BITS: u32 = 80;
-/// Tables that hold keys wider than 64 bits need at least `2^TAG_SHIFT` buckets.
-const TAG_SHIFT: u32 = 10;
+pub const MAX_KEY_BITS: u32 = 81;
+/// The tag's bits: what is left of an entry's 64 bits.
+const TAG_BITS: u32 = 64 - TAG_BITS_SHIFT;
+/// The rest's bits below the tag. Tables that hold keys wider than 64 bits need at least
+/// `2^TAG_SHIFT` buckets.
+const TAG_SHIFT: u32 = MAX_KEY_BITS - 64 - TAG_BITS;
 const TAG_BITS_SHIFT: u32 = 58;
+const _: () = assert!(TAG_SHIFT == 11);
 
 const _: () = {
     // every registered board's key is one the table keeps exact
@@ -634,11 +638,17 @@ mod tests {
     /// reads back its own entry, in the smallest table.
     #[test]
     fn wide_keys_that_share_their_low_bits_stay_apart() {
-        // the fewest buckets wide keys may have: rests 1024 apart share a bucket, and only the
-        // tag tells them apart
-        let t = TransTable::with_buckets(1024);
+        // the fewest buckets wide keys may have: rests 2048 apart share a bucket, and only the
+        // tag tells them apart, up to the widest key's (81 bits: rests below 2^17)
+        let n = 1 << TAG_SHIFT;
+        let t = TransTable::with_buckets(n as usize);
         let low = 0x0123_4567_89AB_CDEFu128;
-        let rests: Vec<u128> = (0..4).map(|i| 5 + i * 1024).chain(6..100).collect();
+        // a bucket's four slots: four rests of one bucket, and the two largest rests of another
+        let rests: Vec<u128> = (0..4)
+            .map(|i| 5 + i * n)
+            .chain([(1 << 17) - 1, (1 << 17) - 1 - n])
+            .chain(6..100)
+            .collect();
         for &r in &rests {
             t.store(low | (r << 64), (r % 97) as i32, 100, None, 1);
         }
@@ -647,7 +657,8 @@ mod tests {
             assert_eq!(e.lower, (r % 97) as i32, "rest {r}");
         }
         // same bucket, same stored bits, another tag
-        assert!(t.probe(low | ((5 + 4 * 1024) << 64)).is_none());
+        assert!(t.probe(low | ((5 + 4 * n) << 64)).is_none());
+        assert!(t.probe(low | (((1 << 17) - 1 - 2 * n) << 64)).is_none());
         assert!(t.probe(low | (300u128 << 64)).is_none());
     }
 }

@@ -84,7 +84,7 @@ const after = engine.call({ op: "think", size: "7x6", moves: "4453", movetime_ms
 check(Number.isInteger(after.column), "the engine answers after bad requests", after);
 check(engine.call({ op: "clear" }).cleared === true, "clear answers", "");
 const info = engine.call({ op: "info" });
-check(info.sizes.length === 52 && info.levels.length === info.full_level && info.book.depth === 9, "info lists sizes, levels and the book", info);
+check(info.sizes.length === 57 && info.unsolved.length === 5 && info.sizes.includes("9x8") && info.levels.length === info.full_level && info.book.depth === 9, "info lists sizes, levels and the book", info);
 
 console.log(`${checks} checks, ${failures} failed`);
 process.exit(failures > 0 ? 1 : 0);

@@ -16,7 +16,7 @@ import re
 
 DEFAULT_WIDTH = 7
 DEFAULT_HEIGHT = 6
-MAX_WIDTH = 12  # vier's widest published board; letters a..l name its columns
+MAX_WIDTH = 13  # vier's widest board (13x4, unsolved); letters a..m name its columns
 
 EMPTY, FIRST, SECOND = 0, 1, 2
 DIRECTIONS = {
@@ -249,9 +249,9 @@ def parse_move_list(text: str, width: int = DEFAULT_WIDTH) -> list[int]:
         if cleaned and width > 9:
             raise IllegalMove(f"'{text}': past 9 columns moves are letters (a = column 1)")
         return [int(ch) for ch in cleaned]
-    if re.fullmatch(r"[a-l]*", cleaned.lower()):
+    if re.fullmatch(r"[a-m]*", cleaned.lower()):
         return [ord(ch) - ord("a") + 1 for ch in cleaned.lower()]
-    raise IllegalMove(f"'{text}' is not a move string (digits, or letters a-l, not both)")
+    raise IllegalMove(f"'{text}' is not a move string (digits, or letters a-m, not both)")
 
 
 def board_from_moves(moves, width=DEFAULT_WIDTH, height=DEFAULT_HEIGHT) -> Board:

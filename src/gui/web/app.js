@@ -221,7 +221,8 @@ function render(s) {
   $("side").value = s.engine_side;
   const sizes = $("size");
   if (sizes.options.length !== s.sizes.length) {
-    sizes.replaceChildren(...s.sizes.map((z) => new Option(z.replace("x", " × "), z)));
+    const label = (z) => z.replace("x", " × ") + (s.unsolved.includes(z) ? " (unsolved)" : "");
+    sizes.replaceChildren(...s.sizes.map((z) => new Option(label(z), z)));
   }
   sizes.value = s.size;
   const mt = $("movetime");

@@ -475,6 +475,7 @@ fn info() -> Value {
         json!({
             "version": vier_version(),
             "sizes": Size::all().map(|s| s.to_string()).collect::<Vec<_>>(),
+            "unsolved": Size::all().filter(|s| !s.published()).map(|s| s.to_string()).collect::<Vec<_>>(),
             "levels": (1..).zip(settings::SKILL_ELO).collect::<Vec<(u64, u32)>>(),
             "full_level": settings::SKILL.max,
             "book": st.settings.book.as_deref().map(book_info),

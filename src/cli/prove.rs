@@ -1,0 +1,218 @@
+//! `vier prove`: its arguments, and the proof, status or verification they ask for. The work is
+//! the library's (`crate::prove`, with the `prove` feature); docs/prove.md is the guide.
+
+use crate::board::Size;
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `vier prove`'s arguments.
+#[derive(clap::Args)]
+#[cfg_attr(not(feature = "prove"), allow(dead_code))]
+pub struct ProveArgs {
+    /// The position to prove, as a move string (`-` for the empty board); only to start a
+    /// proof: a state folder knows its own.
+    root: Option<String>,
+    /// The state folder: everything the proof knows (see docs/prove.md). Start again with the
+    /// same folder to go on.
+    #[arg(long, value_name = "DIR")]
+    state: Option<PathBuf>,
+    /// Board size, WxH (default 7x6), to start a proof.
+    #[arg(long)]
+    size: Option<Size>,
+    /// Prove the exact score, not only win, draw or loss; to start a proof.
+    #[arg(long)]
+    exact: bool,
+    /// Expand the positions less than N moves from the root at once, without a job (they would
+    /// not be proven within the budget); to start a proof.
+    #[arg(long, value_name = "N")]
+    split: Option<u32>,
+    /// The most nodes each position of a job may take before it is expanded instead.
+    #[arg(long, default_value_t = 1 << 22, value_parser = clap::value_parser!(u64).range(4096..))]
+    budget_nodes: u64,
+    /// The table of each job, MB.
+    #[arg(long, default_value_t = 16, value_parser = super::table_mb)]
+    hash: usize,
+    /// Jobs handed out at once (default: this machine's cores). With --runner, at least the
+    /// runner's own (`parallel -j N`): more keep it busy, and may prove more than is needed.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+    /// Positions in one job.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=32))]
+    per_job: u16,
+    /// A command that runs the jobs: it reads one shell command a line and prints what they
+    /// print, as GNU parallel (`parallel -j 8`, `--sshlogin ...`) and `xargs -P 8 -d '\n'
+    /// -n 1 sh -c` do. Without it (and --slurm), the jobs run on this machine.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "slurm")]
+    runner: Option<String>,
+    /// Run the jobs as Slurm job arrays, submitted with --sbatch; the state folder must be on a
+    /// file system the nodes share.
+    #[arg(long)]
+    slurm: bool,
+    /// The command that submits a job array, with any options of yours (`--wait` is added).
+    #[arg(long, default_value = "sbatch", value_name = "COMMAND")]
+    sbatch: String,
+    /// The vier the jobs run (default: this one; on other machines, as found there: `vier`).
+    #[arg(long, value_name = "PATH")]
+    vier: Option<String>,
+    /// Prints the state of the proof in DIR (also while a front end works on it) and exits.
+    #[arg(long, conflicts_with_all = ["verify", "root"])]
+    status: bool,
+    /// Checks the certificate of DIR (or --certificate): its back-up from the rules, and its
+    /// leaves solved again.
+    #[arg(long)]
+    verify: bool,
+    /// The certificate to verify, instead of DIR's.
+    #[arg(long, value_name = "FILE", requires = "verify")]
+    certificate: Option<PathBuf>,
+    /// Solve again only N leaves, drawn at random.
+    #[arg(long, value_name = "N", requires = "verify")]
+    sample: Option<usize>,
+    /// The seed of the sample.
+    #[arg(long, default_value_t = 1, requires = "sample")]
+    seed: u64,
+}
+
+/// `vier prove`: exit status 0 when proven (or verified), 1 when a certificate does not check
+/// or the proof cannot go on, 2 for bad arguments.
+#[cfg(feature = "prove")]
+pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
+    use crate::prove::{self, runner::RunnerSpec, state::Proof};
+    let usage = |m: String| {
+        eprintln!("error: {m}");
+        Ok(ExitCode::from(2))
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.map_or(cores, |j| j as usize);
+    let runner = match (args.runner, args.slurm) {
+        (Some(c), _) => RunnerSpec::Command(c),
+        (None, true) => RunnerSpec::Slurm(args.sbatch),
+        (None, false) => RunnerSpec::Local(jobs),
+    };
+    let vier = match args.vier {
+        Some(v) => v,
+        None => std::env::current_exe()?.to_string_lossy().into_owned(),
+    };
+    if args.status {
+        let Some(dir) = args.state else {
+            return usage("--status needs --state DIR".into());
+        };
+        return Ok(match prove::status(&dir) {
+            Ok((line, file)) => {
+                println!("{line}");
+                print!("{file}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        });
+    }
+    if args.verify {
+        let certificate = match (args.certificate, &args.state) {
+            (Some(c), _) => c,
+            (None, Some(d)) => d.join("certificate"),
+            (None, None) => {
+                return usage("--verify needs --state DIR or --certificate FILE".into())
+            }
+        };
+        let work_dir = args
+            .state
+            .clone()
+            .unwrap_or_else(|| certificate.parent().unwrap_or(&certificate).to_path_buf());
+        let opts = prove::VerifyOptions {
+            certificate,
+            sample: args.sample,
+            seed: args.seed,
+            hash_mb: args.hash,
+            jobs,
+            per_job: args.per_job as usize,
+            runner,
+            vier,
+            work_dir,
+        };
+        return Ok(match prove::verify(&opts, &mut io::stderr()) {
+            Ok(v) => {
+                println!(
+                    "verified: {} {} {} {}: {} lines, {} leaves, {} solved again, all agree",
+                    v.proof.size,
+                    v.proof.root,
+                    v.proof.goal.name(),
+                    v.value,
+                    v.lines,
+                    v.leaves,
+                    v.solved_again
+                );
+                ExitCode::SUCCESS
+            }
+            Err(errors) => {
+                for e in &errors {
+                    println!("wrong: {e}");
+                }
+                eprintln!("error: the certificate does not check");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    let Some(dir) = args.state else {
+        return usage(
+            "vier prove needs --state DIR (a new or empty folder to start a proof)".into(),
+        );
+    };
+    let proof = if args.root.is_some() || args.size.is_some() || args.exact || args.split.is_some()
+    {
+        let size = args.size.unwrap_or_default();
+        let root = args.root.unwrap_or_else(|| "-".into());
+        // the root is checked here, so that a bad one leaves no folder behind
+        if let Err(e) = prove::rules::position(size, &root) {
+            return usage(format!("the root {e}"));
+        }
+        let root = if root.is_empty() { "-".into() } else { root };
+        let goal = if args.exact {
+            prove::rules::Goal::Exact
+        } else {
+            prove::rules::Goal::Weak
+        };
+        Some(Proof {
+            size,
+            root,
+            goal,
+            split: args.split.unwrap_or(0),
+        })
+    } else {
+        None
+    };
+    let opts = prove::ProveOptions {
+        dir,
+        proof,
+        budget: args.budget_nodes,
+        hash_mb: args.hash,
+        jobs,
+        per_job: args.per_job as usize,
+        runner,
+        vier,
+        report_every: std::time::Duration::from_secs(5),
+    };
+    Ok(match prove::prove(&opts, &mut io::stderr()) {
+        Ok(outcome) => {
+            println!("{}", outcome.line());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    })
+}
+
+/// Without the `prove` feature, says how to get it.
+#[cfg(not(feature = "prove"))]
+pub fn command(_: ProveArgs) -> io::Result<ExitCode> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this vier was built without vier prove (offline code, compiled on request): \
+         `cargo build --release --features prove` makes one; the machines that only run its \
+         jobs need none (they run vier solve)",
+    ))
+}

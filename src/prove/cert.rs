@@ -1,0 +1,303 @@
+//! The certificate: the proof tree of a finished proof, with every leaf's value, in a text a
+//! stranger can check without trusting the run that made it.
+//!
+//! ```text
+//! # vier prove certificate 1
+//! size 7x6
+//! root -
+//! goal weak
+//! value 1
+//! - node 1 1
+//! 4 node 1 1
+//! 44 node -1 -1
+//! 445 leaf 1 183402
+//! ...
+//! ```
+//!
+//! After the header, one line a position (a position and its mirror image share one):
+//! `<moves> node <at least> <at most>` for a position whose bounds follow from its children's,
+//! `<moves> leaf <value> <nodes>` for a position a job solved (`vier solve`'s value, and the
+//! nodes it took). Positions the rules settle (a finished game, a win with the next disc) have no
+//! line: the checker settles them itself. Only what the root's value needs is written: for a
+//! bound at least `L` one child at most `-L`, for at most `U` every child at least `-U`.
+//!
+//! [`check`] recomputes all of that from the rules ([`super::rules`]), and returns the leaves,
+//! which `vier prove --verify` then solves again.
+
+use super::rules::{child_moves, examine, position, Goal};
+use super::state::Proof;
+use super::tree::{Tree, Work};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+const HEADER: &str = "# vier prove certificate 1";
+
+/// The certificate of a proven tree.
+pub fn write(tree: &Tree, proof: &Proof) -> String {
+    let value = tree.value().expect("a proven root");
+    let mut out = format!(
+        "{HEADER}\nsize {}\nroot {}\ngoal {}\nvalue {value}\n",
+        proof.size,
+        proof.root,
+        proof.goal.name()
+    );
+    // what each node must be shown to be, settled from the top down: a node's parents have one
+    // disc fewer, so all of them are done before it
+    let mut claims: HashMap<u32, (i32, i32)> = HashMap::new();
+    let mut heap = BinaryHeap::new();
+    claims.insert(0, (value, value));
+    heap.push(std::cmp::Reverse((tree.nodes[0].look.discs, 0u32)));
+    let mut lines: BTreeMap<(u32, String), String> = BTreeMap::new();
+    while let Some(std::cmp::Reverse((discs, id))) = heap.pop() {
+        let n = &tree.nodes[id as usize];
+        let (l, u) = claims[&id];
+        if n.look.settled.is_some() {
+            continue;
+        }
+        match n.work {
+            Work::Solved => {
+                lines.insert(
+                    (discs, n.moves.clone()),
+                    format!("{} leaf {} {}", n.moves, n.lo, n.nodes.unwrap_or(0)),
+                );
+            }
+            Work::Expanded => {
+                lines.insert(
+                    (discs, n.moves.clone()),
+                    format!("{} node {l} {u}", n.moves),
+                );
+                let (tmin, tmax) = n.look.range;
+                let mut need = |c: u32, (cl, cu): (i32, i32), heap: &mut BinaryHeap<_>| {
+                    let child = &tree.nodes[c as usize];
+                    let e = claims.entry(c).or_insert_with(|| {
+                        heap.push(std::cmp::Reverse((child.look.discs, c)));
+                        child.look.range
+                    });
+                    e.0 = e.0.max(cl);
+                    e.1 = e.1.min(cu);
+                };
+                if l > tmin {
+                    // one child whose value is at most -l: the one with the lowest bound
+                    let c = n
+                        .children
+                        .iter()
+                        .copied()
+                        .filter(|&c| -tree.nodes[c as usize].hi >= l)
+                        .min_by_key(|&c| (tree.nodes[c as usize].look.settled.is_none(), c))
+                        .expect("a proven lower bound has a child that shows it");
+                    need(c, (i32::MIN, -l), &mut heap);
+                }
+                if u < tmax {
+                    for &c in &n.children {
+                        need(c, (-u, i32::MAX), &mut heap);
+                    }
+                }
+            }
+            Work::Open | Work::Pending(_) => unreachable!("an unproven leaf in a proof"),
+        }
+    }
+    for line in lines.values() {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// A line of a certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Node { at_least: i32, at_most: i32 },
+    Leaf { value: i32, nodes: u64 },
+}
+
+/// A certificate read: what it proves, the leaves to solve again, and what does not hold.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub proof: Proof,
+    pub value: i32,
+    /// Lines read.
+    pub lines: usize,
+    /// Each leaf: its move string and value.
+    pub leaves: Vec<(String, i32)>,
+    /// What does not hold (at most 20 of them), each naming its position: a line that is no
+    /// position, a node whose bounds its children's lines do not show, a root of another value.
+    pub errors: Vec<String>,
+}
+
+/// Checks a certificate's back-up against the rules: every line a position, every node's
+/// bounds shown by its children's lines (or the rules), the root's value the one stated.
+/// A certificate whose header cannot be read is an error; the rest is in `errors`.
+pub fn check(text: &str) -> Result<Checked, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut it = text.lines();
+    if it.next() != Some(HEADER) {
+        return Err(vec![format!(
+            "not a certificate: its first line is not '{HEADER}'"
+        )]);
+    }
+    let mut field = |name: &str| -> Result<String, String> {
+        it.next()
+            .and_then(|l| l.strip_prefix(name))
+            .and_then(|l| l.strip_prefix(' '))
+            .map(str::to_string)
+            .ok_or_else(|| format!("the header's '{name}' line is missing"))
+    };
+    let head = (|| {
+        let size = field("size")?;
+        let size = size.parse().map_err(|e| format!("size: {e}"))?;
+        let root = field("root")?;
+        let goal = field("goal")?;
+        let goal = Goal::parse(&goal).ok_or(format!("goal '{goal}' is neither weak nor exact"))?;
+        let value = field("value")?;
+        let value: i32 = value.parse().map_err(|_| format!("value '{value}'"))?;
+        let proof = Proof {
+            size,
+            root,
+            goal,
+            split: 0,
+        };
+        Ok::<_, String>((proof, value))
+    })();
+    let (proof, value) = head.map_err(|e| vec![e])?;
+    let mut entries: HashMap<u128, (String, Entry)> = HashMap::new();
+    let mut lines = 0;
+    for (i, l) in text.lines().enumerate().skip(5) {
+        lines += 1;
+        let t: Vec<&str> = l.split(' ').collect();
+        let parsed = match t[..] {
+            [m, "node", a, b] => a.parse().ok().zip(b.parse().ok()).map(|(a, b)| {
+                (
+                    m,
+                    Entry::Node {
+                        at_least: a,
+                        at_most: b,
+                    },
+                )
+            }),
+            [m, "leaf", v, n] => v
+                .parse()
+                .ok()
+                .zip(n.parse().ok())
+                .map(|(value, nodes)| (m, Entry::Leaf { value, nodes })),
+            _ => None,
+        };
+        let Some((moves, entry)) = parsed else {
+            errors.push(format!(
+                "line {}: '{l}' is not a line of a certificate",
+                i + 1
+            ));
+            continue;
+        };
+        let pos = match position(proof.size, moves) {
+            Ok(p) => p,
+            Err(e) => {
+                errors.push(format!("line {}: {e}", i + 1));
+                continue;
+            }
+        };
+        let look = examine(&pos, proof.goal, false).look;
+        if let Some(v) = look.settled {
+            errors.push(format!(
+                "line {}: {moves}: the rules settle it ({v}): it has no line",
+                i + 1
+            ));
+            continue;
+        }
+        if entries
+            .insert(look.key, (moves.to_string(), entry))
+            .is_some()
+        {
+            errors.push(format!(
+                "line {}: {moves}: a position (or its mirror image) twice",
+                i + 1
+            ));
+        }
+    }
+    // the root says the value
+    let root = match position(proof.size, &proof.root) {
+        Ok(p) => p,
+        Err(e) => return Err(vec![format!("root: {e}")]),
+    };
+    let root_look = examine(&root, proof.goal, false).look;
+    let root_ok = match (root_look.settled, entries.get(&root_look.key)) {
+        (Some(v), _) => v == value,
+        (None, Some((_, Entry::Node { at_least, at_most }))) => {
+            *at_least == value && *at_most == value
+        }
+        (None, Some((_, Entry::Leaf { value: v, .. }))) => *v == value,
+        (None, None) => false,
+    };
+    if !root_ok {
+        errors.push(format!(
+            "the root {} is not shown to be {value}",
+            proof.root
+        ));
+    }
+    // every node's bounds from its children
+    let bound = |key: u128, settled: Option<i32>| -> Option<(i32, i32)> {
+        match (settled, entries.get(&key)) {
+            (Some(v), _) => Some((v, v)),
+            (None, Some((_, Entry::Node { at_least, at_most }))) => Some((*at_least, *at_most)),
+            (None, Some((_, Entry::Leaf { value, .. }))) => Some((*value, *value)),
+            (None, None) => None,
+        }
+    };
+    let mut leaves = Vec::new();
+    let mut sorted: Vec<(&u128, &(String, Entry))> = entries.iter().collect();
+    sorted.sort_by(|a, b| (a.1 .0.len(), &a.1 .0).cmp(&(b.1 .0.len(), &b.1 .0)));
+    for (_, (moves, entry)) in sorted {
+        let pos = position(proof.size, moves).expect("read above");
+        match *entry {
+            Entry::Leaf { value: v, .. } => {
+                let (tmin, tmax) = examine(&pos, proof.goal, false).look.range;
+                if !(tmin..=tmax).contains(&v) {
+                    errors.push(format!("{moves}: leaf value {v} is out of {tmin}..{tmax}"));
+                }
+                leaves.push((moves.clone(), v));
+            }
+            Entry::Node { at_least, at_most } => {
+                let ex = examine(&pos, proof.goal, true);
+                let (tmin, tmax) = ex.look.range;
+                if at_least > at_most {
+                    errors.push(format!(
+                        "{moves}: at least {at_least} and at most {at_most}"
+                    ));
+                }
+                if at_least > tmin
+                    && !ex.children.iter().any(|(_, _, c)| {
+                        bound(c.key, c.settled).is_some_and(|(_, hi)| -hi >= at_least)
+                    })
+                {
+                    errors.push(format!(
+                        "{moves}: no child shows that it is at least {at_least}"
+                    ));
+                }
+                if at_most < tmax {
+                    for (col, _, c) in &ex.children {
+                        let child = child_moves(moves, *col, proof.size.width());
+                        match bound(c.key, c.settled) {
+                            Some((lo, _)) if -lo <= at_most => {}
+                            Some((lo, _)) => errors.push(format!(
+                                "{moves}: its move to {child} may give {} > {at_most}",
+                                -lo
+                            )),
+                            None => errors.push(format!(
+                                "{moves}: {child} has no line, and at most {at_most} needs it"
+                            )),
+                        }
+                    }
+                }
+            }
+        }
+        if errors.len() >= 20 {
+            break;
+        }
+    }
+    errors.truncate(20);
+    Ok(Checked {
+        proof,
+        value,
+        lines,
+        leaves,
+        errors,
+    })
+}

@@ -1,0 +1,369 @@
+//! Jobs and their lines: what a job file holds, the shell command that runs it anywhere, and the
+//! lines a job prints, read back strictly.
+//!
+//! A job file (`jobs/<id>.job`) is input for `vier solve`: a comment that says how to run it,
+//! then one move string a line.
+//!
+//! ```text
+//! # vier prove job 17: vier solve --size 7x6 --weak --no-book --hash 16 --budget-nodes 4194304
+//! 4453
+//! 44536
+//! ```
+//!
+//! The job prints `vier solve`'s lines, `<moves> <value> <nodes> <microseconds>`, or
+//! `<moves> - <nodes> <microseconds> UNPROVEN within <budget> nodes`, and then a line of its
+//! own, `vier-prove job 17 exit <status>`, that says it ran to its end. One thread with a fresh
+//! table and a budget in nodes: a job run twice prints the same lines but for the
+//! microseconds. A line that is not exactly one of these, or a job whose lines are not all
+//! there when its last line comes, is run again.
+
+use super::rules::Goal;
+use super::tree::JobId;
+use crate::board::Size;
+
+/// The first words of a job's last line.
+const DONE: &str = "vier-prove job";
+
+/// A job: positions for one `vier solve`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub id: JobId,
+    /// The arguments of `vier solve`.
+    pub args: Vec<String>,
+    pub positions: Vec<String>,
+}
+
+impl Job {
+    /// A job of `positions` on `size`, each within `budget` nodes (none: no limit) with a
+    /// table of `hash_mb`.
+    pub fn new(
+        id: JobId,
+        size: Size,
+        goal: Goal,
+        hash_mb: usize,
+        budget: Option<u64>,
+        positions: Vec<String>,
+    ) -> Job {
+        let mut args = vec!["--size".to_string(), size.to_string()];
+        if goal == Goal::Weak {
+            args.push("--weak".into());
+        }
+        args.extend(["--no-book".into(), "--hash".into(), hash_mb.to_string()]);
+        if let Some(b) = budget {
+            args.extend(["--budget-nodes".into(), b.to_string()]);
+        }
+        Job {
+            id,
+            args,
+            positions,
+        }
+    }
+
+    /// The job file's text.
+    pub fn file_text(&self) -> String {
+        let mut s = format!(
+            "# vier prove job {}: vier solve {}\n",
+            self.id,
+            self.args.join(" ")
+        );
+        for p in &self.positions {
+            s.push_str(p);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Reads a job file back.
+    pub fn parse_file(id: JobId, text: &str) -> Result<Job, String> {
+        let mut lines = text.lines();
+        let head = lines.next().unwrap_or_default();
+        let prefix = format!("# vier prove job {id}: vier solve ");
+        let args = head
+            .strip_prefix(&prefix)
+            .ok_or_else(|| format!("its first line is not '{prefix}...'"))?;
+        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
+        if args.iter().any(|a| !plain(a)) {
+            return Err("its arguments hold characters a job never has".into());
+        }
+        let positions: Vec<String> = lines.map(str::to_string).collect();
+        if positions.is_empty() || positions.iter().any(|p| p.is_empty() || !plain(p)) {
+            return Err("its positions are not one move string a line".into());
+        }
+        if !text.ends_with('\n') {
+            return Err("it is cut short".into());
+        }
+        Ok(Job {
+            id,
+            args,
+            positions,
+        })
+    }
+
+    /// The node budget the job gives each position.
+    pub fn budget(&self) -> Option<u64> {
+        let i = self.args.iter().position(|a| a == "--budget-nodes")?;
+        self.args.get(i + 1)?.parse().ok()
+    }
+
+    /// The shell command that runs the job with the `vier` at `vier` and prints its lines: the
+    /// positions travel in the command itself, so it runs on any machine that has a vier.
+    pub fn command(&self, vier: &str) -> String {
+        format!(
+            "printf '%s\\n' {} | {} solve {} 2>/dev/null; echo \"{DONE} {} exit $?\"",
+            self.positions.join(" "),
+            shell_word(vier),
+            self.args.join(" "),
+            self.id
+        )
+    }
+}
+
+/// The last line of a job, as a runner that runs it without a shell writes it.
+pub fn done_line(id: JobId, status: i32) -> String {
+    format!("{DONE} {id} exit {status}")
+}
+
+/// Characters of move strings, numbers and options: nothing a shell would read specially.
+fn plain(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-x".contains(&b))
+}
+
+/// `s` as one word for `sh`: as it is when plain, else in single quotes.
+pub fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./+=:@,".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// A line a job printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A position's result: its value (`None`: not proven within the budget) and nodes.
+    Result {
+        moves: String,
+        value: Option<i32>,
+        nodes: u64,
+        micros: u64,
+    },
+    /// The job ran to its end with this exit status.
+    Done { job: JobId, status: i32 },
+}
+
+/// Reads a line a job printed, strictly: anything else is a damaged line.
+pub fn parse_line(line: &str, goal: Goal) -> Result<Line, String> {
+    if let Some(rest) = line.strip_prefix(DONE) {
+        let t: Vec<&str> = rest.split(' ').collect();
+        return match t[..] {
+            ["", job, "exit", status] => Ok(Line::Done {
+                job: number(job)?,
+                status: number::<i32>(status)?,
+            }),
+            _ => Err("a job's last line, damaged".into()),
+        };
+    }
+    let t: Vec<&str> = line.split(' ').collect();
+    if t.len() < 4 || !plain(t[0]) {
+        return Err("not a result line".into());
+    }
+    let nodes = number(t[2])?;
+    let micros = number(t[3])?;
+    let value = match (t[1], &t[4..]) {
+        ("-", ["UNPROVEN", "within", budget, unit]) if number::<u64>(budget).is_ok() => {
+            if *unit != "nodes" && *unit != "ms" {
+                return Err("not a result line".into());
+            }
+            None
+        }
+        (v, []) => {
+            let v: i32 = v.parse().map_err(|_| "not a value".to_string())?;
+            if goal == Goal::Weak && !(-1..=1).contains(&v) {
+                return Err(format!("{v} is no win, draw or loss"));
+            }
+            Some(v)
+        }
+        _ => return Err("not a result line".into()),
+    };
+    Ok(Line::Result {
+        moves: t[0].to_string(),
+        value,
+        nodes,
+        micros,
+    })
+}
+
+/// A number written as vier writes it: digits, a minus sign for a negative one, nothing else.
+fn number<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a number"));
+    }
+    s.parse().map_err(|_| format!("'{s}' is not a number"))
+}
+
+/// The lines of one job's run, checked against the job: every position once, each line whole,
+/// the last line its own with a status that fits (0, or 3 when a position is unproven). The
+/// results in the job's order.
+pub fn check_run(job: &Job, lines: &[String], goal: Goal) -> Result<Vec<Line>, String> {
+    let mut results: Vec<Option<Line>> = vec![None; job.positions.len()];
+    let mut status = None;
+    for (i, l) in lines.iter().enumerate() {
+        match parse_line(l, goal).map_err(|e| format!("line {}: {e}", i + 1))? {
+            Line::Done { job: id, status: s } if id == job.id && status.is_none() => {
+                status = Some(s)
+            }
+            r @ Line::Result { .. } if status.is_none() => {
+                let Line::Result { moves, .. } = &r else {
+                    unreachable!()
+                };
+                let k = job
+                    .positions
+                    .iter()
+                    .position(|p| p == moves)
+                    .ok_or_else(|| format!("line {}: '{moves}' is not the job's", i + 1))?;
+                if results[k].is_some() {
+                    return Err(format!("line {}: '{moves}' twice", i + 1));
+                }
+                results[k] = Some(r);
+            }
+            _ => return Err(format!("line {}: after the job's last line", i + 1)),
+        }
+    }
+    let status = status.ok_or("the job's last line is missing")?;
+    let results: Vec<Line> = results
+        .into_iter()
+        .enumerate()
+        .map(|(k, r)| r.ok_or_else(|| format!("no line for '{}'", job.positions[k])))
+        .collect::<Result<_, _>>()?;
+    let unproven = results
+        .iter()
+        .any(|r| matches!(r, Line::Result { value: None, .. }));
+    if status != if unproven { 3 } else { 0 } {
+        return Err(format!("exit status {status}"));
+    }
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> Job {
+        Job::new(
+            17,
+            "7x6".parse().unwrap(),
+            Goal::Weak,
+            16,
+            Some(4096),
+            vec!["4453".into(), "-".into()],
+        )
+    }
+
+    #[test]
+    fn a_job_file_reads_back_and_its_command_runs_vier_solve() {
+        let j = job();
+        let text = j.file_text();
+        assert_eq!(
+            text,
+            "# vier prove job 17: vier solve --size 7x6 --weak --no-book --hash 16 \
+             --budget-nodes 4096\n4453\n-\n"
+        );
+        assert_eq!(Job::parse_file(17, &text), Ok(j.clone()));
+        assert!(Job::parse_file(18, &text).is_err(), "another job's file");
+        assert!(Job::parse_file(17, &text[..text.len() - 1]).is_err(), "cut");
+        assert!(Job::parse_file(17, &text.replace("4453", "4;rm")).is_err());
+        assert_eq!(j.budget(), Some(4096));
+        assert_eq!(
+            j.command("/opt/my vier"),
+            "printf '%s\\n' 4453 - | '/opt/my vier' solve --size 7x6 --weak --no-book \
+             --hash 16 --budget-nodes 4096 2>/dev/null; echo \"vier-prove job 17 exit $?\""
+        );
+    }
+
+    #[test]
+    fn only_whole_lines_are_read() {
+        let ok = |l: &str| parse_line(l, Goal::Weak);
+        assert_eq!(
+            ok("4453 -1 1234 56"),
+            Ok(Line::Result {
+                moves: "4453".into(),
+                value: Some(-1),
+                nodes: 1234,
+                micros: 56
+            })
+        );
+        assert_eq!(
+            ok("- - 4096 800 UNPROVEN within 4096 nodes"),
+            Ok(Line::Result {
+                moves: "-".into(),
+                value: None,
+                nodes: 4096,
+                micros: 800
+            })
+        );
+        assert_eq!(
+            ok("vier-prove job 3 exit 0"),
+            Ok(Line::Done { job: 3, status: 0 })
+        );
+        for bad in [
+            "4453 -1 1234",
+            "4453 -1 12x4 56",
+            "4453 2 1234 56",
+            "4453 -1 1234 56 MISMATCH expected 1",
+            "- - 4096 800 UNPROVEN within 4096",
+            "vier-prove job 3 exit",
+            "vier-prove job 3 exit 0 0",
+            "",
+            "error: line 1: bad",
+        ] {
+            assert!(ok(bad).is_err(), "{bad}");
+        }
+        assert!(parse_line("4453 5 12 3", Goal::Exact).is_ok());
+    }
+
+    #[test]
+    fn a_run_is_whole_or_run_again() {
+        let j = job();
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let good = lines(&[
+            "- 1 300 5",
+            "4453 - 4096 9 UNPROVEN within 4096 nodes",
+            "vier-prove job 17 exit 3",
+        ]);
+        let r = check_run(&j, &good, Goal::Weak).unwrap();
+        assert!(matches!(&r[0], Line::Result { moves, value: None, .. } if moves == "4453"));
+        // a line missing, cut short, the wrong status, the last line missing or another's
+        for bad in [
+            &good[1..],
+            &[
+                good[0].clone(),
+                "4453 - 4096 9 UNPROV".into(),
+                good[2].clone(),
+            ][..],
+            &[
+                good[0].clone(),
+                good[1].clone(),
+                "vier-prove job 17 exit 0".into(),
+            ][..],
+            &good[..2],
+            &[
+                good[0].clone(),
+                good[1].clone(),
+                "vier-prove job 18 exit 3".into(),
+            ][..],
+            &[
+                good[0].clone(),
+                good[0].clone(),
+                good[1].clone(),
+                good[2].clone(),
+            ][..],
+        ] {
+            assert!(check_run(&j, bad, Goal::Weak).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,841 @@
+//! `vier prove`: the proof of one position split into jobs that any runner runs (this machine,
+//! GNU parallel or xargs, over SSH, a Slurm job array), resumable and verifiable; offline code,
+//! compiled with the `prove` feature. docs/prove.md is the user's guide.
+//!
+//! The front end ([`prove`]) chooses positions by proof-number search ([`tree`]), writes each
+//! job as a file of `vier solve` input with a node budget ([`jobs`]), hands it to a runner
+//! ([`runner`]) and reads back the lines the job prints. A position not proven within its
+//! budget is expanded and its children handed out. Everything it knows is in the state folder
+//! ([`state`]): killed at any moment and started again, it goes on. At the end the folder holds
+//! a certificate ([`cert`]), which [`verify`] checks again without trusting the run: it
+//! recomputes the back-up from the rules ([`rules`]) and solves the leaves again.
+
+pub mod cert;
+pub mod jobs;
+pub mod rules;
+pub mod runner;
+pub mod state;
+pub mod tree;
+
+use jobs::{check_run, parse_line, Job, Line};
+use rules::{describe, examine, position, Goal};
+use runner::{Event, Runner, RunnerSpec};
+use state::{Proof, State};
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tree::{Fact, JobId, Tree, Work};
+
+/// How `vier prove` runs.
+#[derive(Clone, Debug)]
+pub struct ProveOptions {
+    pub dir: PathBuf,
+    /// What to prove, for a new state folder (`None`: the folder's own).
+    pub proof: Option<Proof>,
+    /// The nodes each position of a job may take.
+    pub budget: u64,
+    /// Each job's table, MB.
+    pub hash_mb: usize,
+    /// Jobs handed to the runner at once.
+    pub jobs: usize,
+    /// Positions in one job.
+    pub per_job: usize,
+    pub runner: RunnerSpec,
+    /// The `vier` the jobs run.
+    pub vier: String,
+    /// Seconds between progress reports.
+    pub report_every: Duration,
+}
+
+/// A finished proof.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub proof: Proof,
+    pub value: i32,
+    /// The solver's nodes of every job (the runs of this front end and of those before it).
+    pub nodes: u64,
+    pub jobs: u64,
+}
+
+impl Outcome {
+    /// `7x6 - weak 1: the first player (to move) wins`.
+    pub fn line(&self) -> String {
+        let discs = position(self.proof.size, &self.proof.root).map_or(0, |p| p.discs());
+        format!(
+            "{} {} {} {}: {}",
+            self.proof.size,
+            self.proof.root,
+            self.proof.goal.name(),
+            self.value,
+            describe(self.proof.goal, self.value, self.proof.size, discs)
+        )
+    }
+}
+
+/// The work of all jobs so far.
+#[derive(Clone, Debug, Default)]
+struct Totals {
+    jobs: u64,
+    positions: u64,
+    unproven: u64,
+    nodes: u64,
+    micros: u64,
+    /// Positions handed out, and those of them not proven, by moves below the root.
+    tries: Vec<u64>,
+    fails: Vec<u64>,
+    /// Positions expanded without a job.
+    expanded: u64,
+}
+
+impl Totals {
+    /// Adds a job's results; `root_discs`: the discs of the root.
+    fn add(&mut self, results: &[Line], root_discs: usize) {
+        self.jobs += 1;
+        for r in results {
+            if let Line::Result {
+                moves,
+                value,
+                nodes,
+                micros,
+            } = r
+            {
+                self.positions += 1;
+                self.unproven += value.is_none() as u64;
+                self.nodes += nodes;
+                self.micros += micros;
+                let discs = if moves == "-" { 0 } else { moves.len() };
+                let plies = discs.saturating_sub(root_discs);
+                if self.tries.len() <= plies {
+                    self.tries.resize(plies + 1, 0);
+                    self.fails.resize(plies + 1, 0);
+                }
+                self.tries[plies] += 1;
+                self.fails[plies] += value.is_none() as u64;
+            }
+        }
+    }
+
+    /// Whether a leaf this many moves below the root is better expanded at once than handed
+    /// out: most of the positions handed out at its depth (at least 3) were not proven within
+    /// their budget. A job that fails is its budget lost, so a depth where most fail is split.
+    fn expand_first(&self, plies: usize) -> bool {
+        let (t, f) = (
+            self.tries.get(plies).copied().unwrap_or(0),
+            self.fails.get(plies).copied().unwrap_or(0),
+        );
+        f >= 3 && 2 * f > t
+    }
+}
+
+/// The discs of a move string's position (`-`: none).
+fn discs_of(moves: &str) -> usize {
+    if moves == "-" {
+        0
+    } else {
+        moves.len()
+    }
+}
+
+/// A state folder read back: its tree, the jobs still to run and the totals.
+struct Loaded {
+    tree: Tree,
+    totals: Totals,
+    /// Jobs without a result that still have an open position: run them (again).
+    rerun: Vec<Job>,
+    /// Jobs without a result that no longer matter.
+    dropped: usize,
+    next_id: JobId,
+    notes: Vec<String>,
+}
+
+/// The facts a job's results give, with each position's key.
+fn facts_of(size: crate::board::Size, goal: Goal, results: &[Line]) -> Vec<(u128, Fact)> {
+    results
+        .iter()
+        .filter_map(|r| match r {
+            Line::Result {
+                moves,
+                value,
+                nodes,
+                ..
+            } => {
+                let p = position(size, moves).ok()?;
+                let key = examine(&p, goal, false).look.key;
+                Some((
+                    key,
+                    match value {
+                        Some(v) => Fact::Solved {
+                            value: *v,
+                            nodes: *nodes,
+                        },
+                        None => Fact::Unproven { nodes: *nodes },
+                    },
+                ))
+            }
+            Line::Done { .. } => None,
+        })
+        .collect()
+}
+
+/// Reads a state folder: results checked against their jobs (a damaged one is set aside, when
+/// `repair`), the tree rebuilt from them.
+fn load(state: &State, repair: bool) -> Result<Loaded, String> {
+    let proof = &state.proof;
+    let err = |e: std::io::Error| format!("{}: {e}", state.dir.display());
+    let (jobs, bad) = state.jobs().map_err(err)?;
+    let mut notes: Vec<String> = bad
+        .into_iter()
+        .map(|b| format!("{b}: not a job file, left alone"))
+        .collect();
+    let by_id: HashMap<JobId, &Job> = jobs.iter().map(|j| (j.id, j)).collect();
+    let mut facts = HashMap::new();
+    let mut done = std::collections::HashSet::new();
+    let mut totals = Totals::default();
+    let mut results = state.results().map_err(err)?;
+    results.sort_by_key(|r| r.0);
+    for (id, lines) in results {
+        let Some(job) = by_id.get(&id) else {
+            notes.push(format!(
+                "results/{id:06}.out: no job of that number, left alone"
+            ));
+            continue;
+        };
+        match check_run(job, &lines, proof.goal) {
+            Ok(r) => {
+                for (k, f) in facts_of(proof.size, proof.goal, &r) {
+                    // a solved value wins over an unproven run of the same position
+                    if !matches!(facts.get(&k), Some(Fact::Solved { .. })) {
+                        facts.insert(k, f);
+                    }
+                }
+                totals.add(&r, discs_of(&proof.root));
+                done.insert(id);
+            }
+            Err(e) => {
+                notes.push(format!(
+                    "results/{id:06}.out does not check ({e}): job {id} runs again"
+                ));
+                if repair {
+                    state.set_aside(id).map_err(err)?;
+                }
+            }
+        }
+    }
+    if repair {
+        state.repair_expanded().map_err(err)?;
+    }
+    for moves in state.expanded().map_err(err)? {
+        match position(proof.size, &moves) {
+            Ok(p) => {
+                totals.expanded += 1;
+                facts
+                    .entry(examine(&p, proof.goal, false).look.key)
+                    .or_insert(Fact::Unproven { nodes: 0 });
+            }
+            Err(e) => notes.push(format!("expanded: {e}: left alone")),
+        }
+    }
+    let root = position(proof.size, &proof.root)?;
+    let mut tree = Tree::new(root, &proof.root, proof.goal, facts, proof.split);
+    let mut rerun = Vec::new();
+    let mut dropped = 0;
+    for j in jobs.iter().filter(|j| !done.contains(&j.id)) {
+        let open: Vec<u32> = j
+            .positions
+            .iter()
+            .filter_map(|m| {
+                let p = position(proof.size, m).ok()?;
+                let id = tree.node_of(examine(&p, proof.goal, false).look.key)?;
+                (tree.nodes[id as usize].work == Work::Open).then_some(id)
+            })
+            .collect();
+        if open.is_empty() {
+            dropped += 1;
+            continue;
+        }
+        for id in open {
+            tree.hand_out(id, j.id);
+        }
+        rerun.push(j.clone());
+    }
+    let next_id = jobs.iter().map(|j| j.id + 1).max().unwrap_or(1);
+    Ok(Loaded {
+        tree,
+        totals,
+        rerun,
+        dropped,
+        next_id,
+        notes,
+    })
+}
+
+/// A job handed to the runner, with its lines so far.
+struct InFlight {
+    job: Job,
+    lines: Vec<String>,
+}
+
+/// Proves the root of `opts.dir` (a new proof when `opts.proof` is given), reporting progress
+/// to `log`; the outcome, or why it cannot go on.
+pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String> {
+    let state = State::open(&opts.dir, opts.proof.as_ref())?;
+    let proof = state.proof.clone();
+    let Loaded {
+        mut tree,
+        mut totals,
+        rerun,
+        dropped,
+        mut next_id,
+        notes,
+    } = load(&state, true)?;
+    for n in &notes {
+        let _ = writeln!(log, "vier prove: {n}");
+    }
+    if !rerun.is_empty() || totals.jobs > 0 {
+        let _ = writeln!(
+            log,
+            "vier prove: resuming {}: {} jobs done, {} to run again{}",
+            state.dir.display(),
+            totals.jobs,
+            rerun.len(),
+            if dropped > 0 {
+                format!(", {dropped} no longer needed")
+            } else {
+                String::new()
+            }
+        );
+    }
+    let started = Instant::now();
+    let nodes_before = totals.nodes;
+    let root_discs = discs_of(&proof.root);
+    let mut queue: VecDeque<Job> = rerun.into();
+    let mut flying: HashMap<JobId, InFlight> = HashMap::new();
+    let mut owner: HashMap<String, JobId> = HashMap::new();
+    let mut failures: HashMap<JobId, u32> = HashMap::new();
+    let mut runner: Option<Box<dyn Runner>> = None;
+    let mut runner_ends = 0u32;
+    let mut damaged_lines = 0u32;
+    let mut last_report = Instant::now();
+    let report = |tree: &Tree, totals: &Totals, flying: usize, waiting: usize, final_: bool| {
+        progress(
+            &proof,
+            tree,
+            totals,
+            flying,
+            waiting,
+            started.elapsed(),
+            totals.nodes - nodes_before,
+            opts.jobs,
+            final_,
+        )
+    };
+    while tree.value().is_none() {
+        // hand out work until the runner has enough
+        while flying.len() + queue.len() < opts.jobs {
+            let mut picked = Vec::new();
+            while picked.len() < opts.per_job {
+                let Some(id) = tree.select() else { break };
+                let node = &tree.nodes[id as usize];
+                if id != 0 && totals.expand_first(discs_of(&node.moves) - root_discs) {
+                    let (moves, key) = (node.moves.clone(), node.look.key);
+                    state
+                        .add_expanded(&moves)
+                        .map_err(|e| format!("{}: {e}", state.dir.display()))?;
+                    tree.learn(key, Fact::Unproven { nodes: 0 });
+                    totals.expanded += 1;
+                    continue;
+                }
+                tree.hand_out(id, next_id);
+                picked.push(tree.nodes[id as usize].moves.clone());
+            }
+            if picked.is_empty() {
+                break;
+            }
+            let job = Job::new(
+                next_id,
+                proof.size,
+                proof.goal,
+                opts.hash_mb,
+                Some(opts.budget),
+                picked,
+            );
+            next_id += 1;
+            state
+                .write_job(&job)
+                .map_err(|e| format!("{}: {e}", state.dir.display()))?;
+            queue.push_back(job);
+        }
+        if runner.is_none() {
+            runner = Some(
+                runner::start(&opts.runner, &opts.vier, &state.dir)
+                    .map_err(|e| format!("{}: {e}", opts.runner))?,
+            );
+        }
+        let r = runner.as_mut().expect("started");
+        while let Some(job) = queue.pop_front() {
+            if let Err(e) = r.submit(&job) {
+                let _ = writeln!(log, "vier prove: {}: {e}", opts.runner);
+                queue.push_front(job);
+                break;
+            }
+            for p in &job.positions {
+                owner.insert(p.clone(), job.id);
+            }
+            flying.insert(
+                job.id,
+                InFlight {
+                    job,
+                    lines: Vec::new(),
+                },
+            );
+        }
+        if flying.is_empty() && queue.is_empty() {
+            return Err(format!(
+                "nothing left to hand out and the root of {} is not proven: a bug",
+                state.dir.display()
+            ));
+        }
+        let event = r.next(Duration::from_millis(200));
+        let mut lost: Vec<JobId> = Vec::new();
+        match event {
+            None => {}
+            Some(Event::Line(l)) => match parse_line(&l, proof.goal) {
+                Ok(Line::Result { ref moves, .. }) => {
+                    match owner.get(moves).and_then(|j| flying.get_mut(j)) {
+                        Some(f) => f.lines.push(l),
+                        None => {
+                            let _ = writeln!(log, "vier prove: a line of no job running: '{l}'");
+                        }
+                    }
+                }
+                Ok(Line::Done { job, .. }) => {
+                    if let Some(mut f) = flying.remove(&job) {
+                        f.lines.push(l);
+                        for p in &f.job.positions {
+                            owner.remove(p);
+                        }
+                        match check_run(&f.job, &f.lines, proof.goal) {
+                            Ok(results) => {
+                                state
+                                    .write_result(job, &f.lines)
+                                    .map_err(|e| format!("{}: {e}", state.dir.display()))?;
+                                for (k, fact) in facts_of(proof.size, proof.goal, &results) {
+                                    tree.learn(k, fact);
+                                }
+                                totals.add(&results, root_discs);
+                                runner_ends = 0;
+                            }
+                            Err(e) => {
+                                let n = failures.entry(job).or_insert(0);
+                                *n += 1;
+                                let _ = writeln!(
+                                    log,
+                                    "vier prove: job {job} ({e}): run again ({} time{})",
+                                    n,
+                                    if *n == 1 { "" } else { "s" }
+                                );
+                                if *n >= 5 {
+                                    stop(&mut runner);
+                                    return Err(format!(
+                                        "job {job} failed {n} times, the last: {e}; \
+                                         {} holds it, `vier solve` reads it",
+                                        state
+                                            .dir
+                                            .join("jobs")
+                                            .join(format!("{job:06}.job"))
+                                            .display()
+                                    ));
+                                }
+                                lost.push(job);
+                                flying.insert(job, f);
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    damaged_lines += 1;
+                    if damaged_lines <= 10 {
+                        let _ = writeln!(log, "vier prove: a damaged line ({e}): '{l}'");
+                    }
+                }
+            },
+            Some(Event::Lost(jobs)) => lost.extend(jobs),
+            Some(Event::Ended) => {
+                runner_ends += 1;
+                lost.extend(flying.keys().copied());
+                stop(&mut runner);
+                if runner_ends >= 3 {
+                    return Err(format!(
+                        "{} ended {runner_ends} times without finishing a job",
+                        opts.runner
+                    ));
+                }
+                let _ = writeln!(
+                    log,
+                    "vier prove: {} ended with {} jobs running: starting it again",
+                    opts.runner,
+                    lost.len()
+                );
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+        lost.sort_unstable();
+        for id in lost {
+            if let Some(f) = flying.remove(&id) {
+                for p in &f.job.positions {
+                    owner.remove(p);
+                }
+                queue.push_back(f.job);
+            }
+        }
+        if last_report.elapsed() >= opts.report_every {
+            last_report = Instant::now();
+            let (line, file) = report(&tree, &totals, flying.len(), queue.len(), false);
+            let _ = writeln!(log, "{line}");
+            let _ = state.write_progress(&file);
+        }
+    }
+    stop(&mut runner);
+    let value = tree.value().expect("proven");
+    state
+        .write_certificate(&cert::write(&tree, &proof))
+        .map_err(|e| format!("{}: {e}", state.dir.display()))?;
+    let (line, file) = report(&tree, &totals, 0, 0, true);
+    let _ = writeln!(log, "{line}");
+    let _ = state.write_progress(&file);
+    Ok(Outcome {
+        proof,
+        value,
+        nodes: totals.nodes,
+        jobs: totals.jobs,
+    })
+}
+
+fn stop(runner: &mut Option<Box<dyn Runner>>) {
+    if let Some(mut r) = runner.take() {
+        r.stop();
+    }
+}
+
+/// The progress report: a line for people and the `progress` file's `key value` lines.
+#[allow(clippy::too_many_arguments)]
+fn progress(
+    proof: &Proof,
+    tree: &Tree,
+    totals: &Totals,
+    running: usize,
+    waiting: usize,
+    elapsed: Duration,
+    nodes_now: u64,
+    at_once: usize,
+    finished: bool,
+) -> (String, String) {
+    let (lo, hi) = tree.bounds();
+    let root = &tree.nodes[0];
+    let (all, expanded, pending, open) = tree.counts();
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    let rate = nodes_now as f64 / secs;
+    let per_job = totals.nodes as f64 / totals.jobs.max(1) as f64;
+    let job_secs = totals.micros as f64 / 1e6 / totals.jobs.max(1) as f64;
+    // the root's answer needs at least this many more leaves settled
+    let needed = root.pn.min(root.dn);
+    let state = if finished { "proven" } else { "running" };
+    let estimate = if finished || totals.jobs == 0 {
+        String::new()
+    } else {
+        format!(
+            "; at least {needed} more jobs to answer it, about {} nodes, {} at {at_once} at once",
+            si(needed as f64 * per_job),
+            duration(needed as f64 * job_secs / at_once.max(1) as f64)
+        )
+    };
+    let line = format!(
+        "vier prove {} {} {}: {state}, {}; jobs {} done ({} positions, {} unproven), {running} \
+         running, {waiting} waiting; {} nodes ({}/s this run); tree {all} positions, {expanded} \
+         expanded ({} without a job), {pending} handed out, {open} open; root in {lo}..{hi}, \
+         asking >= {}: proof number {}, disproof number {}{estimate}",
+        proof.size,
+        proof.root,
+        proof.goal.name(),
+        duration(secs),
+        totals.jobs,
+        totals.positions,
+        totals.unproven,
+        si(totals.nodes as f64),
+        si(rate),
+        totals.expanded,
+        tree.question(),
+        number(root.pn),
+        number(root.dn),
+    );
+    let file = format!(
+        "state {state}\nsize {}\nroot {}\ngoal {}\nroot_lower {lo}\nroot_upper {hi}\n\
+         question {}\nproof_number {}\ndisproof_number {}\njobs_done {}\npositions_done {}\n\
+         positions_unproven {}\njobs_running {running}\njobs_waiting {waiting}\nnodes {}\n\
+         job_seconds {:.1}\ntree_positions {all}\ntree_expanded {expanded}\n\
+         tree_expanded_without_job {}\ntree_open {open}\n\
+         this_run_seconds {secs:.1}\nthis_run_nodes_per_second {rate:.0}\n",
+        proof.size,
+        proof.root,
+        proof.goal.name(),
+        tree.question(),
+        number(root.pn),
+        number(root.dn),
+        totals.jobs,
+        totals.positions,
+        totals.unproven,
+        totals.nodes,
+        totals.micros as f64 / 1e6,
+        totals.expanded,
+    );
+    (line, file)
+}
+
+fn number(n: u64) -> String {
+    if n >= tree::INF {
+        "inf".into()
+    } else {
+        n.to_string()
+    }
+}
+
+/// 1530000000 as `1.53G`.
+fn si(x: f64) -> String {
+    match x {
+        x if x >= 1e12 => format!("{:.2}T", x / 1e12),
+        x if x >= 1e9 => format!("{:.2}G", x / 1e9),
+        x if x >= 1e6 => format!("{:.1}M", x / 1e6),
+        x if x >= 1e3 => format!("{:.0}k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}
+
+/// Seconds in the largest unit that reads well.
+fn duration(s: f64) -> String {
+    match s {
+        s if s >= 86400.0 * 2.0 => format!("{:.1} days", s / 86400.0),
+        s if s >= 7200.0 => format!("{:.1} h", s / 3600.0),
+        s if s >= 120.0 => format!("{:.1} min", s / 60.0),
+        s => format!("{s:.1} s"),
+    }
+}
+
+/// The state of a proof, read from its folder while a front end may be at work on it: the
+/// report's line and its `key value` lines.
+pub fn status(dir: &std::path::Path) -> Result<(String, String), String> {
+    let state = State::read(dir)?;
+    let loaded = load(&state, false)?;
+    for n in &loaded.notes {
+        eprintln!("vier prove: {n}");
+    }
+    let pending = loaded.rerun.len();
+    Ok(progress(
+        &state.proof,
+        &loaded.tree,
+        &loaded.totals,
+        pending,
+        0,
+        Duration::ZERO,
+        0,
+        1,
+        loaded.tree.value().is_some(),
+    ))
+}
+
+/// How `vier prove --verify` runs.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// The certificate to check.
+    pub certificate: PathBuf,
+    /// Solve again only this many leaves, drawn at random (`None`: all).
+    pub sample: Option<usize>,
+    pub seed: u64,
+    pub hash_mb: usize,
+    pub jobs: usize,
+    pub per_job: usize,
+    pub runner: RunnerSpec,
+    pub vier: String,
+    /// Where Slurm's scripts go.
+    pub work_dir: PathBuf,
+}
+
+/// What a verification found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    pub proof: Proof,
+    pub value: i32,
+    pub lines: usize,
+    pub leaves: usize,
+    pub solved_again: usize,
+}
+
+/// Checks a certificate: the back-up from the rules, then the leaves (all, or a sample) solved
+/// again by `vier solve` without a budget. The errors, each naming its position.
+pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec<String>> {
+    let text = std::fs::read_to_string(&opts.certificate)
+        .map_err(|e| vec![format!("{}: {e}", opts.certificate.display())])?;
+    let checked = cert::check(&text)?;
+    let _ = writeln!(
+        log,
+        "vier prove --verify: the back-up of {} lines {}; solving {} of {} leaves again",
+        checked.lines,
+        if checked.errors.is_empty() {
+            "holds"
+        } else {
+            "does not hold"
+        },
+        opts.sample
+            .map_or(checked.leaves.len(), |n| n.min(checked.leaves.len())),
+        checked.leaves.len()
+    );
+    let mut leaves = checked.leaves.clone();
+    if let Some(n) = opts.sample {
+        // a partial Fisher-Yates shuffle: the first n are the sample
+        let mut rng = crate::rng::Rng::new(opts.seed);
+        for i in 0..n.min(leaves.len()) {
+            let j = i + (rng.next_u64() % (leaves.len() - i) as u64) as usize;
+            leaves.swap(i, j);
+        }
+        leaves.truncate(n);
+    }
+    let proof = &checked.proof;
+    let expected: HashMap<String, i32> = leaves.iter().cloned().collect();
+    let jobs: Vec<Job> = leaves
+        .chunks(opts.per_job.max(1))
+        .enumerate()
+        .map(|(i, c)| {
+            Job::new(
+                i as JobId + 1,
+                proof.size,
+                proof.goal,
+                opts.hash_mb,
+                None,
+                c.iter().map(|(m, _)| m.clone()).collect(),
+            )
+        })
+        .collect();
+    let mut errors = checked.errors.clone();
+    let solved = run_all(opts, jobs, proof.goal, log, |moves, value| {
+        match (expected.get(moves), value) {
+            (Some(&e), Some(v)) if e == v => {}
+            (Some(&e), Some(v)) => errors.push(format!(
+                "leaf {moves}: the certificate says {e}, the solver says {v}"
+            )),
+            (_, None) => errors.push(format!("leaf {moves}: not solved")),
+            (None, _) => {}
+        }
+    })
+    .map_err(|e| vec![e])?;
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Verified {
+        proof: checked.proof.clone(),
+        value: checked.value,
+        lines: checked.lines,
+        leaves: checked.leaves.len(),
+        solved_again: solved,
+    })
+}
+
+/// Runs `jobs` to their end on the runner of `opts`, calling `each` with every position's
+/// move string and value; the positions solved.
+fn run_all(
+    opts: &VerifyOptions,
+    jobs: Vec<Job>,
+    goal: Goal,
+    log: &mut dyn Write,
+    mut each: impl FnMut(&str, Option<i32>),
+) -> Result<usize, String> {
+    let total = jobs.len();
+    let mut queue: VecDeque<Job> = jobs.into();
+    let mut flying: HashMap<JobId, InFlight> = HashMap::new();
+    let mut owner: HashMap<String, JobId> = HashMap::new();
+    let mut runner: Option<Box<dyn Runner>> = None;
+    let mut failures = 0;
+    let mut solved = 0;
+    let mut done = 0;
+    let mut last = Instant::now();
+    while !queue.is_empty() || !flying.is_empty() {
+        if runner.is_none() {
+            runner = Some(
+                runner::start(&opts.runner, &opts.vier, &opts.work_dir)
+                    .map_err(|e| format!("{}: {e}", opts.runner))?,
+            );
+        }
+        let r = runner.as_mut().expect("started");
+        while flying.len() < opts.jobs.max(1) {
+            let Some(job) = queue.pop_front() else { break };
+            r.submit(&job)
+                .map_err(|e| format!("{}: {e}", opts.runner))?;
+            for p in &job.positions {
+                owner.insert(p.clone(), job.id);
+            }
+            flying.insert(
+                job.id,
+                InFlight {
+                    job,
+                    lines: Vec::new(),
+                },
+            );
+        }
+        let mut lost = Vec::new();
+        match r.next(Duration::from_millis(200)) {
+            None => {}
+            Some(Event::Line(l)) => match parse_line(&l, goal) {
+                Ok(Line::Result { ref moves, .. }) => {
+                    if let Some(f) = owner.get(moves).and_then(|j| flying.get_mut(j)) {
+                        f.lines.push(l);
+                    }
+                }
+                Ok(Line::Done { job, .. }) => {
+                    if let Some(mut f) = flying.remove(&job) {
+                        f.lines.push(l);
+                        match check_run(&f.job, &f.lines, goal) {
+                            Ok(results) => {
+                                for r in results {
+                                    if let Line::Result { moves, value, .. } = r {
+                                        each(&moves, value);
+                                        solved += 1;
+                                    }
+                                }
+                                done += 1;
+                            }
+                            Err(e) => {
+                                failures += 1;
+                                if failures > 5 {
+                                    stop(&mut runner);
+                                    return Err(format!("jobs keep failing, the last: {e}"));
+                                }
+                                lost.push(job);
+                                flying.insert(job, f);
+                            }
+                        }
+                    }
+                }
+                Err(_) => {}
+            },
+            Some(Event::Lost(j)) => lost.extend(j),
+            Some(Event::Ended) => {
+                failures += 1;
+                if failures > 5 {
+                    return Err(format!("{} keeps ending", opts.runner));
+                }
+                lost.extend(flying.keys().copied());
+                stop(&mut runner);
+            }
+        }
+        for id in lost {
+            if let Some(f) = flying.remove(&id) {
+                queue.push_back(f.job);
+            }
+        }
+        if last.elapsed() >= Duration::from_secs(10) {
+            last = Instant::now();
+            let _ = writeln!(log, "vier prove --verify: {done} of {total} jobs done");
+        }
+    }
+    stop(&mut runner);
+    Ok(solved)
+}

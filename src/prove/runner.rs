@@ -1,0 +1,541 @@
+//! Runners: what runs the jobs and hands back the lines they print.
+//!
+//! - **local**: this machine, `N` `vier solve` processes at once, started by the front end.
+//! - **a command** that reads one shell command a line on its standard input and runs them,
+//!   their output on its standard output: GNU parallel (`parallel -j 8`, with `--sshlogin` on
+//!   other machines) or `xargs -P 8 -d '\n' -n 1 sh -c`. It gets each job's command
+//!   ([`Job::command`]) as the job is handed out, and runs as long as the proof.
+//! - **Slurm**: the jobs handed out together go into one job array: the front end writes its
+//!   `sbatch` script under `DIR/slurm/wave-<n>/` and submits it with `sbatch --wait`; each task
+//!   runs one job, its output in `task-<i>.out` beside the script, read as the tasks end (the
+//!   state folder must be on a file system the nodes share).
+
+use super::jobs::{done_line, Job};
+use super::tree::JobId;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What a runner reports.
+#[derive(Debug)]
+pub enum Event {
+    /// A line a job printed.
+    Line(String),
+    /// These jobs ended without their last line (a Slurm task that died): run them again.
+    Lost(Vec<JobId>),
+    /// The runner itself ended: whatever it still had is lost.
+    Ended,
+}
+
+/// Which runner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunnerSpec {
+    /// This many jobs at once on this machine.
+    Local(usize),
+    /// A command that runs the command lines it reads (GNU parallel, xargs).
+    Command(String),
+    /// Job arrays submitted with this command (`sbatch` and its options).
+    Slurm(String),
+}
+
+impl std::fmt::Display for RunnerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunnerSpec::Local(n) => write!(f, "{n} local jobs at once"),
+            RunnerSpec::Command(c) => write!(f, "the runner '{c}'"),
+            RunnerSpec::Slurm(c) => write!(f, "Slurm job arrays ('{c} --wait')"),
+        }
+    }
+}
+
+pub trait Runner {
+    /// Hands a job over.
+    fn submit(&mut self, job: &Job) -> io::Result<()>;
+    /// The next report, waiting at most `wait` for one.
+    fn next(&mut self, wait: Duration) -> Option<Event>;
+    /// Ends the runner and every job it still runs.
+    fn stop(&mut self);
+}
+
+/// Starts a runner whose jobs run the `vier` at `vier`; Slurm's scripts go under `dir`.
+pub fn start(spec: &RunnerSpec, vier: &str, dir: &Path) -> io::Result<Box<dyn Runner>> {
+    Ok(match spec {
+        RunnerSpec::Local(n) => Box::new(Local::start(*n, vier)),
+        RunnerSpec::Command(c) => Box::new(Stream::start(c, vier)?),
+        RunnerSpec::Slurm(c) => Box::new(Slurm::start(c, vier, dir)?),
+    })
+}
+
+/// Sends a signal (`libc::SIGTERM`, `SIGKILL`) to a process, or with a negative id a group.
+fn signal(pid: i32, sig: i32) {
+    #[cfg(unix)]
+    // SAFETY: kill only sends a signal; a process that is gone makes it fail, harmlessly
+    unsafe {
+        libc::kill(pid, sig);
+    }
+    #[cfg(not(unix))]
+    let _ = (pid, sig);
+}
+
+#[cfg(unix)]
+const SIGTERM: i32 = libc::SIGTERM;
+#[cfg(unix)]
+const SIGKILL: i32 = libc::SIGKILL;
+#[cfg(not(unix))]
+const SIGTERM: i32 = 15;
+#[cfg(not(unix))]
+const SIGKILL: i32 = 9;
+
+/// The exit status as a shell's `$?` says it: the code, or 128 + the signal that ended it.
+fn status_code(s: std::process::ExitStatus) -> i32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            return 128 + sig;
+        }
+    }
+    s.code().unwrap_or(255)
+}
+
+/// Jobs as `vier solve` processes of this machine, `n` at once.
+struct Local {
+    jobs: Option<Sender<Job>>,
+    events: Receiver<Event>,
+    /// The processes running now, to end them at the end.
+    running: Arc<Mutex<HashSet<u32>>>,
+    stopping: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Local {
+    fn start(n: usize, vier: &str) -> Local {
+        let (jobs, queue) = channel::<Job>();
+        let queue = Arc::new(Mutex::new(queue));
+        let (tx, events) = channel();
+        let running = Arc::new(Mutex::new(HashSet::new()));
+        let stopping = Arc::new(AtomicBool::new(false));
+        let threads = (0..n.max(1))
+            .map(|_| {
+                let (queue, tx, running, stopping) =
+                    (queue.clone(), tx.clone(), running.clone(), stopping.clone());
+                let vier = vier.to_string();
+                std::thread::spawn(move || loop {
+                    let job = match queue.lock().unwrap_or_else(|e| e.into_inner()).recv() {
+                        Ok(j) => j,
+                        Err(_) => return,
+                    };
+                    if stopping.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    run_local(&vier, &job, &tx, &running);
+                })
+            })
+            .collect();
+        Local {
+            jobs: Some(jobs),
+            events,
+            running,
+            stopping,
+            threads,
+        }
+    }
+}
+
+/// Runs one job as a process, sending its lines and then its last line.
+fn run_local(vier: &str, job: &Job, tx: &Sender<Event>, running: &Mutex<HashSet<u32>>) {
+    let child = Command::new(vier)
+        .arg("solve")
+        .args(&job.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = tx.send(Event::Line(format!("cannot run {vier}: {e}")));
+            let _ = tx.send(Event::Line(done_line(job.id, 127)));
+            return;
+        }
+    };
+    running
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(child.id());
+    if let Some(mut stdin) = child.stdin.take() {
+        let text: String = job.positions.iter().map(|p| format!("{p}\n")).collect();
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            match line {
+                Ok(l) => {
+                    let _ = tx.send(Event::Line(l));
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    // out of the set before it is reaped: a process id is never signalled once it may be reused
+    running
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&child.id());
+    let status = child.wait().map_or(255, status_code);
+    let _ = tx.send(Event::Line(done_line(job.id, status)));
+}
+
+impl Runner for Local {
+    fn submit(&mut self, job: &Job) -> io::Result<()> {
+        self.jobs
+            .as_ref()
+            .and_then(|j| j.send(job.clone()).ok())
+            .ok_or_else(|| io::Error::other("the local runner has stopped"))
+    }
+
+    fn next(&mut self, wait: Duration) -> Option<Event> {
+        self.events.recv_timeout(wait).ok()
+    }
+
+    fn stop(&mut self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.jobs = None;
+        for &pid in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            signal(pid as i32, SIGKILL);
+        }
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A runner command (GNU parallel, xargs) fed one job command a line.
+struct Stream {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: Receiver<Event>,
+    vier: String,
+    /// When the runner last printed a line or was nudged, and how long a silence waits for the
+    /// next nudge.
+    heard: Instant,
+    gap: Duration,
+}
+
+/// The first and the longest silence after which a runner is nudged with an empty command (`:`):
+/// GNU parallel prints a finished job's lines only when it gets back from reading its next
+/// input line, so without more input it would hold them for ever; the gap doubles while the
+/// nudges bring nothing, so long jobs are not nudged often.
+const NUDGE_FIRST: Duration = Duration::from_millis(250);
+const NUDGE_MOST: Duration = Duration::from_secs(30);
+
+impl Stream {
+    fn start(command: &str, vier: &str) -> io::Result<Stream> {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        // a group of its own, so that the end of the proof ends every job it started
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot start '{command}': {e}")))?;
+        let stdin = child.stdin.take();
+        let out = child.stdout.take().expect("piped");
+        let (tx, events) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(Event::Line(l)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                        let _ = tx.send(Event::Line("(a line that is not UTF-8)".into()));
+                    }
+                    Err(_) => break,
+                }
+            }
+            let _ = tx.send(Event::Ended);
+        });
+        Ok(Stream {
+            child,
+            stdin,
+            events,
+            vier: vier.to_string(),
+            heard: Instant::now(),
+            gap: NUDGE_FIRST,
+        })
+    }
+}
+
+impl Runner for Stream {
+    fn submit(&mut self, job: &Job) -> io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the runner has stopped"))?;
+        writeln!(stdin, "{}", job.command(&self.vier))?;
+        stdin.flush()?;
+        // new input lets GNU parallel print what it holds: no nudge needed for a while
+        self.heard = Instant::now();
+        self.gap = NUDGE_FIRST;
+        Ok(())
+    }
+
+    fn next(&mut self, wait: Duration) -> Option<Event> {
+        match self.events.recv_timeout(wait) {
+            Ok(e) => {
+                self.heard = Instant::now();
+                self.gap = NUDGE_FIRST;
+                Some(e)
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if self.heard.elapsed() >= self.gap {
+                    if let Some(stdin) = self.stdin.as_mut() {
+                        let _ = stdin.write_all(b":\n").and_then(|_| stdin.flush());
+                    }
+                    self.heard = Instant::now();
+                    self.gap = (self.gap * 2).min(NUDGE_MOST);
+                }
+                None
+            }
+            Err(RecvTimeoutError::Disconnected) => Some(Event::Ended),
+        }
+    }
+
+    fn stop(&mut self) {
+        self.stdin = None;
+        let group = self.child.id() as i32;
+        signal(-group, SIGTERM);
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        signal(-group, SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// Slurm job arrays, one for the jobs handed out together (a wave).
+struct Slurm {
+    sbatch: String,
+    vier: String,
+    dir: PathBuf,
+    waiting: Vec<Job>,
+    waves: Vec<Wave>,
+    /// Waves whose `sbatch --wait` returned.
+    ended: Receiver<u64>,
+    ended_tx: Sender<u64>,
+    next_wave: u64,
+    /// The `sbatch --wait` processes, by wave.
+    submitters: HashMap<u64, u32>,
+    /// The Slurm job of each wave, as `sbatch` said it.
+    slurm_jobs: Arc<Mutex<HashMap<u64, String>>>,
+    /// Reports read and not yet handed over.
+    reports: VecDeque<Event>,
+}
+
+struct Wave {
+    id: u64,
+    dir: PathBuf,
+    jobs: Vec<JobId>,
+    read: Vec<bool>,
+}
+
+impl Slurm {
+    fn start(sbatch: &str, vier: &str, state: &Path) -> io::Result<Slurm> {
+        let dir = state.join("slurm");
+        std::fs::create_dir_all(&dir)?;
+        let dir = dir.canonicalize()?;
+        // a wave number not used before, so that a restarted front end reads no old task
+        let next_wave = std::fs::read_dir(&dir)?
+            .filter_map(|e| {
+                e.ok()?
+                    .file_name()
+                    .to_str()?
+                    .strip_prefix("wave-")?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .max()
+            .map_or(0, |w| w + 1);
+        let (ended_tx, ended) = channel();
+        Ok(Slurm {
+            sbatch: sbatch.to_string(),
+            vier: vier.to_string(),
+            dir,
+            waiting: Vec::new(),
+            waves: Vec::new(),
+            ended,
+            ended_tx,
+            next_wave,
+            submitters: HashMap::new(),
+            slurm_jobs: Arc::new(Mutex::new(HashMap::new())),
+            reports: VecDeque::new(),
+        })
+    }
+
+    /// Submits the jobs waiting as one job array.
+    fn submit_wave(&mut self) -> io::Result<()> {
+        let id = self.next_wave;
+        self.next_wave += 1;
+        let dir = self.dir.join(format!("wave-{id:06}"));
+        std::fs::create_dir_all(&dir)?;
+        let jobs: Vec<Job> = std::mem::take(&mut self.waiting);
+        let list: String = jobs.iter().map(|j| j.command(&self.vier) + "\n").collect();
+        std::fs::write(dir.join("jobs"), list)?;
+        let d = super::jobs::shell_word(&dir.to_string_lossy());
+        let script = format!(
+            "#!/bin/sh\n\
+             #SBATCH --job-name=vier-prove\n\
+             #SBATCH --array=0-{}\n\
+             #SBATCH --ntasks=1\n\
+             #SBATCH --cpus-per-task=1\n\
+             #SBATCH --output={}/task-%a.out\n\
+             # one job of vier prove a task: line SLURM_ARRAY_TASK_ID + 1 of the list\n\
+             line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {d}/jobs)\n\
+             exec sh -c \"$line\"\n",
+            jobs.len() - 1,
+            dir.display(),
+        );
+        std::fs::write(dir.join("run.sh"), script)?;
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("{} --wait {d}/run.sh", self.sbatch))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn()?;
+        self.submitters.insert(id, child.id());
+        let tx = self.ended_tx.clone();
+        let slurm_jobs = self.slurm_jobs.clone();
+        let out = child.stdout.take();
+        std::thread::spawn(move || {
+            // "Submitted batch job 1234": the job to cancel if the proof ends first
+            for line in out.into_iter().flat_map(|o| BufReader::new(o).lines()) {
+                let Ok(line) = line else { break };
+                if let Some(n) = line.strip_prefix("Submitted batch job ") {
+                    slurm_jobs
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(id, n.trim().to_string());
+                }
+            }
+            let _ = child.wait();
+            let _ = tx.send(id);
+        });
+        self.waves.push(Wave {
+            id,
+            read: vec![false; jobs.len()],
+            jobs: jobs.iter().map(|j| j.id).collect(),
+            dir,
+        });
+        Ok(())
+    }
+
+    /// The lines of the tasks that ended since the last look; with `last`, of every task left
+    /// (the wave is over), and the jobs whose tasks did not end.
+    fn read_tasks(wave: &mut Wave, last: bool, out: &mut Vec<Event>) {
+        let mut lost = Vec::new();
+        for (i, read) in wave.read.iter_mut().enumerate() {
+            if *read {
+                continue;
+            }
+            let text =
+                std::fs::read_to_string(wave.dir.join(format!("task-{i}.out"))).unwrap_or_default();
+            let finished = text.lines().any(|l| l.starts_with("vier-prove job"));
+            if finished || last {
+                *read = true;
+                out.extend(text.lines().map(|l| Event::Line(l.to_string())));
+                if !finished {
+                    lost.push(wave.jobs[i]);
+                }
+            }
+        }
+        if !lost.is_empty() {
+            out.push(Event::Lost(lost));
+        }
+    }
+}
+
+impl Runner for Slurm {
+    fn submit(&mut self, job: &Job) -> io::Result<()> {
+        self.waiting.push(job.clone());
+        Ok(())
+    }
+
+    fn next(&mut self, wait: Duration) -> Option<Event> {
+        if let Some(e) = self.reports.pop_front() {
+            return Some(e);
+        }
+        if !self.waiting.is_empty() {
+            if let Err(e) = self.submit_wave() {
+                // the jobs are handed back: the front end tries again
+                let lost = std::mem::take(&mut self.waiting)
+                    .iter()
+                    .map(|j| j.id)
+                    .collect();
+                eprintln!("vier prove: cannot submit a job array: {e}");
+                return Some(Event::Lost(lost));
+            }
+        }
+        std::thread::sleep(wait.min(Duration::from_millis(500)));
+        let ended: Vec<u64> = self.ended.try_iter().collect();
+        let mut events = Vec::new();
+        for w in &mut self.waves {
+            Self::read_tasks(w, ended.contains(&w.id), &mut events);
+        }
+        self.waves.retain(|w| !ended.contains(&w.id));
+        for id in ended {
+            self.submitters.remove(&id);
+        }
+        self.reports.extend(events);
+        self.reports.pop_front()
+    }
+
+    fn stop(&mut self) {
+        // the arrays still running are cancelled by their own number (a name would reach
+        // other proofs), then their `sbatch --wait` ended
+        let jobs = self
+            .slurm_jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for (&w, &pid) in &self.submitters {
+            let cancelled = jobs.get(&w).is_some_and(|j| {
+                Command::new("scancel")
+                    .arg(j)
+                    .status()
+                    .is_ok_and(|s| s.success())
+            });
+            signal(-(pid as i32), SIGTERM);
+            if !cancelled {
+                eprintln!(
+                    "vier prove: the job array of {} may still be queued or running",
+                    self.dir.join(format!("wave-{w:06}")).display()
+                );
+            }
+        }
+        self.submitters.clear();
+    }
+}

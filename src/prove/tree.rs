@@ -1,0 +1,434 @@
+//! The proof tree: the positions the front end has looked at, with what is known of each value,
+//! and the choice of the next positions to hand out.
+//!
+//! A node is a position (a position and its mirror image are one node, so the tree is a graph:
+//! positions reached by several move orders share a node). A node is a leaf until a job says it
+//! was not proven within its budget; then it is expanded, and its children are leaves. Each node
+//! has bounds `lo..=hi` on its value (side to move's view): a leaf's from the rules or its job,
+//! an expanded node's backed up from its children by negamax.
+//!
+//! Which leaf next: proof-number search on one question at a time, "is the root's value at
+//! least `t`?" (win/draw/loss is two questions, `t` = 0 and `t` = 1; an exact score a few more).
+//! A node at an even distance from the root asks the same question of its own value, one at an
+//! odd distance its negation (`>= 1 - t`). A node whose bounds answer its question has proof
+//! and disproof numbers 0 and infinite (or the reverse); an open leaf 1 and its number of moves
+//! (those that do not lose at once: disproving it takes them all); an expanded node the least
+//! disproof number of its children and the sum of their proof numbers. The most
+//! proving leaf is found by walking down to the child of least disproof number, among the
+//! children that still have a leaf nobody is working on (`free`): so several jobs at once go to
+//! the best leaves that are not yet handed out. `t` starts in the middle of the root's bounds
+//! and moves when the root's answer to it is known.
+
+use super::rules::{child_moves, examine, Goal, Look};
+use crate::board::{AnyPosition, Size};
+use std::collections::HashMap;
+
+/// A job's number: its file `jobs/<id>.job`.
+pub type JobId = u64;
+
+/// A proof or disproof number that cannot be reached.
+pub const INF: u64 = u64::MAX / 4;
+
+/// What a job found of a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// Its value (win/draw/loss or the exact score, side to move's view) and the solver's nodes.
+    Solved { value: i32, nodes: u64 },
+    /// Not proven within the job's budget, after that many nodes.
+    Unproven { nodes: u64 },
+}
+
+/// A node's place in the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// A leaf nobody works on.
+    Open,
+    /// A leaf handed out in this job.
+    Pending(JobId),
+    /// A leaf a job solved, or one the rules settle.
+    Solved,
+    /// Expanded: its value comes from its children.
+    Expanded,
+}
+
+pub struct Node {
+    pub pos: AnyPosition,
+    /// The moves from the empty board, as vier writes them.
+    pub moves: String,
+    pub look: Look,
+    pub parents: Vec<u32>,
+    pub children: Vec<u32>,
+    pub work: Work,
+    /// What the job that solved it counted.
+    pub nodes: Option<u64>,
+    pub lo: i32,
+    pub hi: i32,
+    pub pn: u64,
+    pub dn: u64,
+    /// It is unanswered and has an open leaf below (or is one).
+    pub free: bool,
+}
+
+pub struct Tree {
+    pub size: Size,
+    pub goal: Goal,
+    pub nodes: Vec<Node>,
+    index: HashMap<u128, u32>,
+    facts: HashMap<u128, Fact>,
+    root_discs: u32,
+    /// Positions less than this many moves from the root are expanded without a job.
+    split: u32,
+    /// The question: is the root's value at least this?
+    question: i32,
+}
+
+impl Tree {
+    /// The tree of a proof of `root` (`moves` its move string), knowing `facts` already; the
+    /// positions less than `split` moves from the root are expanded at once, without a job.
+    pub fn new(
+        root: AnyPosition,
+        moves: &str,
+        goal: Goal,
+        facts: HashMap<u128, Fact>,
+        split: u32,
+    ) -> Tree {
+        let look = examine(&root, goal, false).look;
+        let mut t = Tree {
+            size: root.size(),
+            goal,
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            facts,
+            root_discs: look.discs,
+            split,
+            question: 0,
+        };
+        let moves = if moves.is_empty() { "-" } else { moves };
+        t.add_node(root, moves.to_string(), look);
+        t.question = t.middle();
+        t.recompute_all();
+        t.settle_question();
+        t
+    }
+
+    pub fn root(&self) -> &Node {
+        &self.nodes[0]
+    }
+
+    /// The root's bounds.
+    pub fn bounds(&self) -> (i32, i32) {
+        (self.nodes[0].lo, self.nodes[0].hi)
+    }
+
+    /// The root's value, once proven.
+    pub fn value(&self) -> Option<i32> {
+        let (lo, hi) = self.bounds();
+        (lo == hi).then_some(lo)
+    }
+
+    pub fn question(&self) -> i32 {
+        self.question
+    }
+
+    pub fn node_of(&self, key: u128) -> Option<u32> {
+        self.index.get(&key).copied()
+    }
+
+    pub fn fact(&self, key: u128) -> Option<Fact> {
+        self.facts.get(&key).copied()
+    }
+
+    /// What is known: every fact from the jobs so far.
+    pub fn facts(&self) -> impl Iterator<Item = (&u128, &Fact)> {
+        self.facts.iter()
+    }
+
+    /// The question in the middle of the root's bounds: it splits them in two.
+    fn middle(&self) -> i32 {
+        let (lo, hi) = self.bounds();
+        lo + (hi - lo + 1) / 2
+    }
+
+    /// The question a node asks of its own value.
+    fn asks(&self, n: &Node) -> i32 {
+        if (n.look.discs - self.root_discs).is_multiple_of(2) {
+            self.question
+        } else {
+            1 - self.question
+        }
+    }
+
+    /// Adds a node for a position not in the tree, with what the facts say of it: a position a
+    /// job left unproven is expanded at once, and so on down.
+    fn add_node(&mut self, pos: AnyPosition, moves: String, look: Look) -> u32 {
+        let id = self.nodes.len() as u32;
+        let (work, nodes, lo, hi) = match (look.settled, self.facts.get(&look.key)) {
+            (Some(v), _) => (Work::Solved, None, v, v),
+            (None, Some(&Fact::Solved { value, nodes })) => {
+                (Work::Solved, Some(nodes), value, value)
+            }
+            _ => (Work::Open, None, look.range.0, look.range.1),
+        };
+        self.nodes.push(Node {
+            pos,
+            moves,
+            look,
+            parents: Vec::new(),
+            children: Vec::new(),
+            work,
+            nodes,
+            lo,
+            hi,
+            pn: 1,
+            dn: 1,
+            free: false,
+        });
+        self.index.insert(look.key, id);
+        if self.to_expand(&look) {
+            self.expand(id);
+        }
+        id
+    }
+
+    /// Whether a new node is expanded at once: a job left it unproven, or it lies within the
+    /// split (a value a job found is used instead).
+    fn to_expand(&self, look: &Look) -> bool {
+        look.settled.is_none()
+            && match self.facts.get(&look.key) {
+                Some(Fact::Unproven { .. }) => true,
+                Some(Fact::Solved { .. }) => false,
+                None => look.discs - self.root_discs < self.split,
+            }
+    }
+
+    /// Creates the children of `id` (a leaf left unproven), and theirs where facts say so.
+    fn expand(&mut self, id: u32) {
+        let mut todo = vec![id];
+        while let Some(id) = todo.pop() {
+            if self.nodes[id as usize].work == Work::Expanded {
+                continue;
+            }
+            let (pos, moves) = {
+                let n = &self.nodes[id as usize];
+                (n.pos, n.moves.clone())
+            };
+            let width = self.size.width();
+            let mut kids = Vec::new();
+            for (col, child, look) in examine(&pos, self.goal, true).children {
+                let c = match self.index.get(&look.key) {
+                    Some(&c) => c,
+                    None => {
+                        let c = self.nodes.len() as u32;
+                        let (work, nodes, lo, hi) = match (look.settled, self.facts.get(&look.key))
+                        {
+                            (Some(v), _) => (Work::Solved, None, v, v),
+                            (None, Some(&Fact::Solved { value, nodes })) => {
+                                (Work::Solved, Some(nodes), value, value)
+                            }
+                            _ => (Work::Open, None, look.range.0, look.range.1),
+                        };
+                        self.nodes.push(Node {
+                            pos: child,
+                            moves: child_moves(&moves, col, width),
+                            look,
+                            parents: Vec::new(),
+                            children: Vec::new(),
+                            work,
+                            nodes,
+                            lo,
+                            hi,
+                            pn: 1,
+                            dn: 1,
+                            free: false,
+                        });
+                        self.index.insert(look.key, c);
+                        if self.to_expand(&look) {
+                            todo.push(c);
+                        }
+                        c
+                    }
+                };
+                if !kids.contains(&c) {
+                    kids.push(c);
+                    self.nodes[c as usize].parents.push(id);
+                }
+            }
+            let n = &mut self.nodes[id as usize];
+            n.children = kids;
+            n.work = Work::Expanded;
+        }
+    }
+
+    /// Records what a job found of the position with this key, and updates the tree.
+    pub fn learn(&mut self, key: u128, fact: Fact) {
+        if let Some(Fact::Solved { .. }) = self.facts.get(&key) {
+            // a value is for ever; a rerun says the same
+            return;
+        }
+        self.facts.insert(key, fact);
+        let Some(&id) = self.index.get(&key) else {
+            return;
+        };
+        let n = &mut self.nodes[id as usize];
+        if n.look.settled.is_some() || matches!(n.work, Work::Expanded | Work::Solved) {
+            return;
+        }
+        match fact {
+            Fact::Solved { value, nodes } => {
+                n.work = Work::Solved;
+                n.nodes = Some(nodes);
+                n.lo = value;
+                n.hi = value;
+                self.propagate(vec![id]);
+            }
+            Fact::Unproven { .. } => {
+                let before = self.nodes.len() as u32;
+                self.expand(id);
+                // the new nodes first, from the deepest, then the expanded leaf and up
+                let mut fresh: Vec<u32> = (before..self.nodes.len() as u32).collect();
+                fresh.sort_by_key(|&c| std::cmp::Reverse(self.nodes[c as usize].look.discs));
+                for c in fresh {
+                    self.recompute(c);
+                }
+                self.propagate(vec![id]);
+            }
+        }
+        self.settle_question();
+    }
+
+    /// Marks an open leaf as handed out in `job`.
+    pub fn hand_out(&mut self, id: u32, job: JobId) {
+        self.nodes[id as usize].work = Work::Pending(job);
+        self.propagate(vec![id]);
+    }
+
+    /// Gives a pending leaf back (its job was dropped): open again.
+    pub fn give_back(&mut self, id: u32) {
+        if let Work::Pending(_) = self.nodes[id as usize].work {
+            self.nodes[id as usize].work = Work::Open;
+            self.propagate(vec![id]);
+        }
+    }
+
+    /// The most proving open leaf, if the root's answer is not known and one is left.
+    pub fn select(&self) -> Option<u32> {
+        let mut n = 0u32;
+        if !self.nodes[0].free {
+            return None;
+        }
+        loop {
+            let node = &self.nodes[n as usize];
+            if node.work == Work::Open {
+                return Some(n);
+            }
+            n = node
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| self.nodes[c as usize].free)
+                .min_by_key(|&c| {
+                    let c = &self.nodes[c as usize];
+                    (c.dn, c.pn)
+                })?;
+        }
+    }
+
+    /// Recomputes a node's bounds, numbers and flag from its own state and its children's;
+    /// whether anything changed.
+    fn recompute(&mut self, id: u32) -> bool {
+        let n = &self.nodes[id as usize];
+        let (mut lo, mut hi) = (n.lo, n.hi);
+        if n.work == Work::Expanded {
+            lo = i32::MIN;
+            hi = i32::MIN;
+            for &c in &n.children {
+                let c = &self.nodes[c as usize];
+                lo = lo.max(-c.hi);
+                hi = hi.max(-c.lo);
+            }
+            lo = lo.max(n.look.range.0);
+            hi = hi.min(n.look.range.1);
+        }
+        let asks = self.asks(n);
+        let (pn, dn, free) = if lo >= asks {
+            (0, INF, false)
+        } else if hi < asks {
+            (INF, 0, false)
+        } else {
+            // a leaf: one job proves or disproves it, as far as is known; but disproving takes
+            // every move, so it counts its moves (the mobility initialisation: an expanded node
+            // counts about what it did as a leaf, and its siblings do not look cheaper at once)
+            let m = n.look.mobility.max(1) as u64;
+            match n.work {
+                Work::Open => (1, m, true),
+                Work::Pending(_) | Work::Solved => (1, m, false),
+                Work::Expanded => {
+                    let mut pn = INF;
+                    let mut dn = 0u64;
+                    let mut free = false;
+                    for &c in &n.children {
+                        let c = &self.nodes[c as usize];
+                        pn = pn.min(c.dn);
+                        dn = (dn + c.pn).min(INF);
+                        free |= c.free;
+                    }
+                    (pn, dn, free)
+                }
+            }
+        };
+        let n = &mut self.nodes[id as usize];
+        let changed = (n.lo, n.hi, n.pn, n.dn, n.free) != (lo, hi, pn, dn, free);
+        n.lo = lo;
+        n.hi = hi;
+        n.pn = pn;
+        n.dn = dn;
+        n.free = free;
+        changed
+    }
+
+    /// Recomputes `start` and, while something changes, the nodes above.
+    fn propagate(&mut self, start: Vec<u32>) {
+        let mut todo = start;
+        while let Some(id) = todo.pop() {
+            if self.recompute(id) {
+                todo.extend(self.nodes[id as usize].parents.iter().copied());
+            }
+        }
+    }
+
+    /// Every node again, children before parents (after the question changed).
+    fn recompute_all(&mut self) {
+        let mut order: Vec<u32> = (0..self.nodes.len() as u32).collect();
+        order.sort_by_key(|&c| std::cmp::Reverse(self.nodes[c as usize].look.discs));
+        for id in order {
+            self.recompute(id);
+        }
+    }
+
+    /// Once the root's answer to the question is known and its value is not, asks the next.
+    fn settle_question(&mut self) {
+        loop {
+            let (lo, hi) = self.bounds();
+            let answered = lo >= self.question || hi < self.question;
+            if lo == hi || !answered {
+                return;
+            }
+            self.question = self.middle();
+            self.recompute_all();
+        }
+    }
+
+    /// How many nodes there are of each kind: (all, expanded, pending, open unanswered).
+    pub fn counts(&self) -> (usize, usize, usize, usize) {
+        let mut c = (self.nodes.len(), 0, 0, 0);
+        for n in &self.nodes {
+            match n.work {
+                Work::Expanded => c.1 += 1,
+                Work::Pending(_) => c.2 += 1,
+                Work::Open if n.free => c.3 += 1,
+                _ => {}
+            }
+        }
+        c
+    }
+}

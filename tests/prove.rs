@@ -1,0 +1,584 @@
+//! `vier prove`: proofs split into jobs give the published values of small boards (through the
+//! jobs of this machine, GNU parallel and xargs), survive a front end killed with `kill -9`
+//! mid-proof, refuse a second front end, run a damaged result's job again, and `--verify`
+//! catches a planted wrong leaf.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn vier() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_vier"));
+    c.env_remove("NO_COLOR");
+    c
+}
+
+/// A fresh folder for a state (not created: `vier prove` makes it).
+fn state_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vier-prove-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs `vier prove` with `args`, failing the test with its output unless it succeeds; stdout.
+fn prove(args: &[&str]) -> String {
+    let out = vier().arg("prove").args(args).output().expect("vier runs");
+    assert!(
+        out.status.success(),
+        "vier prove {args:?} failed:\n{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+fn run(args: &[&str]) -> Output {
+    vier().args(args).output().expect("vier runs")
+}
+
+/// The published result of a size (tests/data/sizes.md) as the first player's win (1), draw
+/// (0) or loss (-1), and as an exact score.
+fn published(size: &str) -> (i32, i32) {
+    let table = common::read_data("sizes.md");
+    let row = table
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split('|').map(str::trim).collect();
+            (f.len() > 3 && f[1] == size).then(|| (f[2].to_string(), f[3].to_string()))
+        })
+        .unwrap_or_else(|| panic!("{size} is in sizes.md"));
+    let (w, h) = size.split_once('x').unwrap();
+    let cells = w.parse::<i32>().unwrap() * h.parse::<i32>().unwrap();
+    let ends: i32 = row.1.parse().expect("a published move");
+    match row.0.as_str() {
+        "draw" => (0, 0),
+        // the winner's disc dropped when ends - 1 discs are down
+        "1st" => (1, vier::score::win_at(cells, ends - 1)),
+        "2nd" => (-1, -vier::score::win_at(cells, ends - 1)),
+        r => panic!("{r}"),
+    }
+}
+
+/// The value `vier prove` printed: `7x6 - weak 1: ...`.
+fn value(stdout: &str) -> i32 {
+    stdout
+        .split(':')
+        .next()
+        .and_then(|s| s.split_whitespace().nth(3))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("a value in '{stdout}'"))
+}
+
+fn files(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "out"))
+        })
+        .count()
+    })
+}
+
+fn verify(state: &Path) -> Output {
+    run(&[
+        "prove",
+        "--verify",
+        "--state",
+        state.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ])
+}
+
+#[test]
+fn published_boards_proven_through_jobs_give_the_published_values() {
+    // win/draw/loss with tiny budgets (many jobs, several levels of the tree), and two exact
+    // scores
+    for (size, exact, budget) in [
+        ("4x4", false, "4096"),
+        ("5x4", false, "4096"),
+        ("6x4", false, "4096"),
+        ("4x5", false, "4096"),
+        ("5x5", false, "8192"),
+        ("6x5", false, "16384"),
+        ("7x4", false, "16384"),
+        ("6x4", true, "4096"),
+        ("5x5", true, "8192"),
+    ] {
+        let dir = state_dir(&format!("{size}-{exact}"));
+        let d = dir.to_str().unwrap();
+        let mut args = vec![
+            "-",
+            "--size",
+            size,
+            "--state",
+            d,
+            "--budget-nodes",
+            budget,
+            "--hash",
+            "1",
+            "--jobs",
+            "2",
+            // the root in jobs, not one: the solver proves these boards within the budget
+            "--split",
+            "1",
+        ];
+        if exact {
+            args.push("--exact");
+        }
+        let out = prove(&args);
+        let (weak, score) = published(size);
+        assert_eq!(
+            value(&out),
+            if exact { score } else { weak },
+            "{size}: {out}"
+        );
+        assert!(
+            files(&dir.join("results")) > 1,
+            "{size}: the root was split into jobs"
+        );
+        let v = verify(&dir);
+        assert!(
+            v.status.success(),
+            "{size}: {}{}",
+            text(&v.stdout),
+            text(&v.stderr)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn positions_with_known_scores_are_proven_on_both_sides() {
+    // Pons' positions of 7x6 (middle game): wins, draws and losses of the side to move
+    let set = common::pons_set("Test_L2_R1");
+    let mut picked: Vec<(String, i32)> = Vec::new();
+    for want in [-1, 0, 1] {
+        picked.extend(
+            set.iter()
+                .filter(|(_, s)| s.signum() == want)
+                .take(2)
+                .cloned(),
+        );
+    }
+    for (i, (moves, score)) in picked.iter().enumerate() {
+        let dir = state_dir(&format!("pons{i}"));
+        let d = dir.to_str().unwrap();
+        let exact = i % 2 == 1;
+        let mut args = vec![
+            moves.as_str(),
+            "--state",
+            d,
+            "--budget-nodes",
+            "4096",
+            "--hash",
+            "1",
+            "--jobs",
+            "2",
+        ];
+        if exact {
+            args.push("--exact");
+        }
+        let out = prove(&args);
+        let want = if exact { *score } else { score.signum() };
+        assert_eq!(value(&out), want, "{moves}: {out}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Waits for `child` to have written at least `n` result files in `dir`, or to end.
+fn wait_for_results(child: &mut Child, dir: &Path, n: usize) {
+    let start = Instant::now();
+    while files(&dir.join("results")) < n {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the proof ended before it was killed"
+        );
+        assert!(start.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_proof_killed_mid_way_goes_on_from_its_state_and_gives_the_same_value() {
+    let whole = state_dir("whole");
+    let cut = state_dir("cut");
+    let args = |d: &Path| {
+        vec![
+            "-".to_string(),
+            "--size".into(),
+            "6x5".into(),
+            "--state".into(),
+            d.to_str().unwrap().into(),
+            "--budget-nodes".into(),
+            "8192".into(),
+            "--hash".into(),
+            "1".into(),
+            "--jobs".into(),
+            "2".into(),
+        ]
+    };
+    let full = prove(&args(&whole).iter().map(String::as_str).collect::<Vec<_>>());
+    let jobs_whole = files(&whole.join("results"));
+    // killed twice with -9, each time after some jobs
+    let mut done_before = 0;
+    for stop_at in [jobs_whole / 4, jobs_whole / 2] {
+        let mut child = vier()
+            .arg("prove")
+            .args(args(&cut))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for_results(&mut child, &cut, stop_at.max(done_before + 1));
+        // meanwhile a second front end on the folder is refused
+        if done_before == 0 {
+            let second = run(&["prove", "--state", cut.to_str().unwrap()]);
+            assert!(!second.status.success());
+            assert!(
+                text(&second.stderr).contains("another vier prove"),
+                "{}",
+                text(&second.stderr)
+            );
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        done_before = files(&cut.join("results"));
+    }
+    // the status is readable between runs, and the rest is done by a restart
+    let status = run(&["prove", "--status", "--state", cut.to_str().unwrap()]);
+    assert!(status.status.success());
+    assert!(text(&status.stdout).contains("state running"));
+    let resumed = vier()
+        .args([
+            "prove",
+            "--state",
+            cut.to_str().unwrap(),
+            "--hash",
+            "1",
+            "--jobs",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(
+        text(&resumed.stderr).contains("resuming"),
+        "{}",
+        text(&resumed.stderr)
+    );
+    assert_eq!(value(&text(&resumed.stdout)), value(&full));
+    assert_eq!(value(&full), published("6x5").0);
+    assert!(verify(&cut).status.success());
+    for d in [whole, cut] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn a_damaged_result_is_found_and_its_job_run_again_with_the_same_lines() {
+    let dir = state_dir("damaged");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "-",
+        "--size",
+        "5x4",
+        "--state",
+        d,
+        "--budget-nodes",
+        "4096",
+        "--hash",
+        "1",
+        "--jobs",
+        "1",
+        "--split",
+        "2",
+    ];
+    let first = prove(&args);
+    let results = dir.join("results");
+    let mut outs: Vec<PathBuf> = std::fs::read_dir(&results)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    outs.sort();
+    assert!(outs.len() >= 3, "{outs:?}");
+    // a line cut short (a job killed as it wrote), and a number changed into garbage
+    let cut = &outs[0];
+    let whole = std::fs::read_to_string(cut).unwrap();
+    std::fs::write(cut, &whole[..whole.len() - 3]).unwrap();
+    let garbled = &outs[1];
+    let g = std::fs::read_to_string(garbled).unwrap();
+    std::fs::write(garbled, g.replacen(' ', " x", 1)).unwrap();
+    let again = vier()
+        .args(["prove", "--state", d, "--hash", "1", "--jobs", "1"])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    let log = text(&again.stderr);
+    assert!(log.matches("does not check").count() >= 2, "{log}");
+    assert_eq!(value(&text(&again.stdout)), value(&first));
+    // the jobs ran again: the same lines, but for the microseconds
+    let strip = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(' ').collect();
+                if f[0] == "vier-prove" {
+                    l.to_string()
+                } else {
+                    [&f[..3], &f[4..]].concat().join(" ")
+                }
+            })
+            .collect()
+    };
+    assert_eq!(strip(&std::fs::read_to_string(cut).unwrap()), strip(&whole));
+    assert_eq!(strip(&std::fs::read_to_string(garbled).unwrap()), strip(&g));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn verify_catches_a_planted_wrong_leaf() {
+    let dir = state_dir("planted");
+    let d = dir.to_str().unwrap();
+    prove(&[
+        "-",
+        "--size",
+        "6x4",
+        "--state",
+        d,
+        "--budget-nodes",
+        "4096",
+        "--hash",
+        "1",
+        "--jobs",
+        "2",
+    ]);
+    let ok = verify(&dir);
+    assert!(ok.status.success(), "{}", text(&ok.stdout));
+    assert!(text(&ok.stdout).starts_with("verified: 6x4 - weak -1"));
+    // a leaf whose value is changed into another: the back-up may still hold, the solver not
+    let cert = dir.join("certificate");
+    let good = std::fs::read_to_string(&cert).unwrap();
+    let mut planted = None;
+    let bad: String = good
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            match f[..] {
+                [m, "leaf", v, n] if planted.is_none() => {
+                    let other = if v == "1" { "0" } else { "1" };
+                    planted = Some((m.to_string(), v.to_string(), other));
+                    format!("{m} leaf {other} {n}\n")
+                }
+                _ => format!("{l}\n"),
+            }
+        })
+        .collect();
+    let (moves, was, now) = planted.expect("a leaf");
+    std::fs::write(&cert, &bad).unwrap();
+    let caught = verify(&dir);
+    assert!(!caught.status.success());
+    let report = text(&caught.stdout);
+    assert!(report.contains(&moves), "{report}");
+    // the leaf solved again says so (and the back-up may not hold either)
+    assert!(
+        report.contains(&format!(
+            "leaf {moves}: the certificate says {now}, the solver says {was}"
+        )),
+        "{report}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_jobs_run_through_gnu_parallel_and_xargs_give_the_same_value() {
+    for runner in ["parallel -j 2", "xargs -P 2 -d '\\n' -n 1 sh -c"] {
+        let dir = state_dir(runner.split(' ').next().unwrap());
+        let d = dir.to_str().unwrap();
+        let out = prove(&[
+            "-",
+            "--size",
+            "5x5",
+            "--state",
+            d,
+            "--budget-nodes",
+            "8192",
+            "--hash",
+            "1",
+            "--jobs",
+            "3",
+            "--runner",
+            runner,
+        ]);
+        assert_eq!(value(&out), published("5x5").0, "{runner}");
+        assert!(files(&dir.join("results")) > 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// An `sbatch` for the tests: runs a job array's tasks one after the other, here, as Slurm
+/// would (its task number in SLURM_ARRAY_TASK_ID, its output where `--output` says), after
+/// saying the job's number as sbatch does.
+const FAKE_SBATCH: &str = r#"#!/bin/sh
+[ "$1" = --wait ] || exit 2
+script=$2
+last=$(sed -n 's/^#SBATCH --array=0-\([0-9]*\)$/\1/p' "$script")
+out=$(sed -n 's/^#SBATCH --output=\(.*\)$/\1/p' "$script")
+echo "Submitted batch job 42"
+for i in $(seq 0 "$last"); do
+    SLURM_ARRAY_TASK_ID=$i sh "$script" > "$(echo "$out" | sed "s/%a/$i/")"
+done
+"#;
+
+#[test]
+fn the_jobs_run_as_slurm_job_arrays_give_the_same_value() {
+    let dir = state_dir("slurm");
+    let fake = std::env::temp_dir().join(format!("vier-fake-sbatch-{}", std::process::id()));
+    std::fs::write(&fake, FAKE_SBATCH).unwrap();
+    let sbatch = format!("sh {}", fake.display());
+    let d = dir.to_str().unwrap();
+    let out = prove(&[
+        "-",
+        "--size",
+        "5x5",
+        "--state",
+        d,
+        "--budget-nodes",
+        "8192",
+        "--hash",
+        "1",
+        "--jobs",
+        "3",
+        "--split",
+        "1",
+        "--slurm",
+        "--sbatch",
+        &sbatch,
+    ]);
+    assert_eq!(value(&out), published("5x5").0);
+    let script = std::fs::read_to_string(dir.join("slurm/wave-000000/run.sh")).unwrap();
+    assert!(script.contains("#SBATCH --array=0-"), "{script}");
+    let v = run(&[
+        "prove", "--verify", "--state", d, "--jobs", "3", "--slurm", "--sbatch", &sbatch,
+    ]);
+    assert!(v.status.success(), "{}", text(&v.stdout));
+    std::fs::remove_file(&fake).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_node_budget_leaves_a_position_unproven_the_same_way_each_time() {
+    let once = || {
+        common::run_vier(
+            &["solve", "--no-book", "--budget-nodes", "5000"],
+            "-\n2252576253462244111563365343671351441\n",
+        )
+    };
+    let (a, b) = (once(), once());
+    assert_eq!(a.status.code(), Some(3), "{}", text(&a.stderr));
+    let fields = |o: &Output| -> Vec<Vec<String>> {
+        text(&o.stdout)
+            .lines()
+            .map(|l| {
+                let mut f: Vec<String> = l.split(' ').map(String::from).collect();
+                f.remove(3);
+                f
+            })
+            .collect()
+    };
+    let lines = fields(&a);
+    // the poll interval rounds the budget up
+    assert_eq!(
+        lines[0],
+        ["-", "-", "8192", "UNPROVEN", "within", "5000", "nodes"],
+        "{}",
+        text(&a.stdout)
+    );
+    // Pons' Test_L3_R1, its first line: -1
+    assert_eq!(
+        lines[1][..2],
+        ["2252576253462244111563365343671351441", "-1"]
+    );
+    assert_eq!(lines, fields(&b));
+}
+
+#[test]
+fn a_job_run_twice_prints_the_same_lines_but_for_the_time() {
+    let dir = state_dir("twice");
+    let d = dir.to_str().unwrap();
+    prove(&[
+        "-",
+        "--size",
+        "5x4",
+        "--state",
+        d,
+        "--budget-nodes",
+        "4096",
+        "--hash",
+        "1",
+        "--jobs",
+        "1",
+    ]);
+    let job = std::fs::read_to_string(dir.join("jobs/000001.job")).unwrap();
+    let args: Vec<&str> = job
+        .lines()
+        .next()
+        .unwrap()
+        .split(": vier solve ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .collect();
+    let once = |_: u32| -> Vec<String> {
+        let out = common::run_vier(&[&["solve"][..], &args].concat(), &job);
+        text(&out.stdout)
+            .lines()
+            .map(|l| {
+                let mut f: Vec<&str> = l.split(' ').collect();
+                f.remove(3);
+                f.join(" ")
+            })
+            .collect()
+    };
+    let a = once(1);
+    assert!(!a.is_empty());
+    assert_eq!(a, once(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_and_folders_are_refused_with_the_reason() {
+    let dir = state_dir("bad");
+    let d = dir.to_str().unwrap();
+    let out = run(&["prove", "4444444", "--state", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("full"), "{}", text(&out.stderr));
+    assert!(!dir.exists(), "a bad root leaves no folder");
+    let out = run(&["prove", "--state", d]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("holds no proof"));
+    prove(&[
+        "-",
+        "--size",
+        "4x4",
+        "--state",
+        d,
+        "--budget-nodes",
+        "4096",
+        "--hash",
+        "1",
+    ]);
+    let out = run(&["prove", "-", "--size", "5x4", "--state", d]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("holds the proof of 4x4"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
