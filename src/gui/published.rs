@@ -121,7 +121,8 @@ mod tests {
             );
             assert!(empty_board(size).is_some(), "{size}");
         }
-        assert_eq!(rows, Size::all().count());
+        // the open problems (13x4, 12x5, ...) have no published result
+        assert_eq!(rows, Size::all().filter(Size::published).count());
         let text = empty_board("7x6".parse().unwrap()).unwrap();
         assert!(text.contains("the first player wins"), "{text}");
         assert!(text.contains("move 41"), "{text}");
