@@ -230,7 +230,7 @@ fn bad_requests_get_400_with_the_reason() {
         ("/solve?pos=12121212", "comes after the game has ended"),
         ("/solve?pos=1212121", "player 1 has four in a row"),
         ("/solve?pos=4&width=10&height=6", "10"),
-        ("/solve?pos=4&width=9&height=8", "9x8"),
+        ("/solve?pos=4&width=9&height=9", "9x9"),
         ("/solve?pos=4&width=seven", "width must be a whole number"),
         ("/solve?pos=4&weak=maybe", "weak must be 0 or 1"),
         ("/solve?pos=4&budget_ms=0", "budget_ms must be 1..=5000"),

@@ -271,7 +271,7 @@ class RulesTests(unittest.TestCase):
         with self.assertRaises(IllegalMove):  # past 9 columns a digit is no move
             rules.parse_move_list("44", 12)
         with self.assertRaises(IllegalMove):
-            rules.parse_move_list("m")
+            rules.parse_move_list("n")  # m is 13x4's last column
 
     def test_a_board_of_12_columns_writes_letters_and_numbered_runs(self):
         b = Board(12, 4)
@@ -288,7 +288,7 @@ class RulesTests(unittest.TestCase):
         with self.assertRaises(IllegalMove):
             b.parse_move("13")
         with self.assertRaises(ValueError):
-            Board(13, 4)
+            Board(14, 4)  # 13x4 is the widest board
 
     def test_opening_file(self):
         import tempfile
