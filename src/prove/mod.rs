@@ -276,6 +276,22 @@ struct InFlight {
     lines: Vec<String>,
 }
 
+impl InFlight {
+    /// Notes `job`, just handed to the runner, as in flight and as the owner of its positions.
+    fn fly(job: Job, owner: &mut HashMap<String, JobId>, flying: &mut HashMap<JobId, InFlight>) {
+        for p in &job.positions {
+            owner.insert(p.clone(), job.id);
+        }
+        flying.insert(
+            job.id,
+            InFlight {
+                job,
+                lines: Vec::new(),
+            },
+        );
+    }
+}
+
 /// Proves the root of `opts.dir` (a new proof when `opts.proof` is given), reporting progress
 /// to `log`; the outcome, or why it cannot go on.
 pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String> {
@@ -379,16 +395,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 queue.push_front(job);
                 break;
             }
-            for p in &job.positions {
-                owner.insert(p.clone(), job.id);
-            }
-            flying.insert(
-                job.id,
-                InFlight {
-                    job,
-                    lines: Vec::new(),
-                },
-            );
+            InFlight::fly(job, &mut owner, &mut flying);
         }
         if flying.is_empty() && queue.is_empty() {
             return Err(format!(
@@ -769,16 +776,7 @@ fn run_all(
             let Some(job) = queue.pop_front() else { break };
             r.submit(&job)
                 .map_err(|e| format!("{}: {e}", opts.runner))?;
-            for p in &job.positions {
-                owner.insert(p.clone(), job.id);
-            }
-            flying.insert(
-                job.id,
-                InFlight {
-                    job,
-                    lines: Vec::new(),
-                },
-            );
+            InFlight::fly(job, &mut owner, &mut flying);
         }
         let mut lost = Vec::new();
         match r.next(Duration::from_millis(200)) {

@@ -161,6 +161,16 @@ impl Tree {
     /// Adds a node for a position not in the tree, with what the facts say of it: a position a
     /// job left unproven is expanded at once, and so on down.
     fn add_node(&mut self, pos: AnyPosition, moves: String, look: Look) -> u32 {
+        let id = self.push_node(pos, moves, look);
+        if self.to_expand(&look) {
+            self.expand(id);
+        }
+        id
+    }
+
+    /// Pushes and indexes a node for a position not in the tree, settled by its look or by a
+    /// job's value where there is one; the caller decides whether to expand it.
+    fn push_node(&mut self, pos: AnyPosition, moves: String, look: Look) -> u32 {
         let id = self.nodes.len() as u32;
         let (work, nodes, lo, hi) = match (look.settled, self.facts.get(&look.key)) {
             (Some(v), _) => (Work::Solved, None, v, v),
@@ -184,9 +194,6 @@ impl Tree {
             free: false,
         });
         self.index.insert(look.key, id);
-        if self.to_expand(&look) {
-            self.expand(id);
-        }
         id
     }
 
@@ -218,30 +225,7 @@ impl Tree {
                 let c = match self.index.get(&look.key) {
                     Some(&c) => c,
                     None => {
-                        let c = self.nodes.len() as u32;
-                        let (work, nodes, lo, hi) = match (look.settled, self.facts.get(&look.key))
-                        {
-                            (Some(v), _) => (Work::Solved, None, v, v),
-                            (None, Some(&Fact::Solved { value, nodes })) => {
-                                (Work::Solved, Some(nodes), value, value)
-                            }
-                            _ => (Work::Open, None, look.range.0, look.range.1),
-                        };
-                        self.nodes.push(Node {
-                            pos: child,
-                            moves: child_moves(&moves, col, width),
-                            look,
-                            parents: Vec::new(),
-                            children: Vec::new(),
-                            work,
-                            nodes,
-                            lo,
-                            hi,
-                            pn: 1,
-                            dn: 1,
-                            free: false,
-                        });
-                        self.index.insert(look.key, c);
+                        let c = self.push_node(child, child_moves(&moves, col, width), look);
                         if self.to_expand(&look) {
                             todo.push(c);
                         }
