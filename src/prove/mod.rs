@@ -119,15 +119,12 @@ impl Totals {
     /// Whether a leaf this many moves below the root is better expanded at once than handed
     /// out: most of the positions handed out at its depth (at least 3) were not proven within
     /// their budget. A job that fails is its budget lost, so a depth where most fail is split.
-    /// At most one position is expanded so for each job done: depth after depth where most fail
-    /// would otherwise be expanded whole (125 k positions against 741 jobs on 13x4, and the
-    /// front end's time and memory with them), long before their leaves were tried.
     fn expand_first(&self, plies: usize) -> bool {
         let (t, f) = (
             self.tries.get(plies).copied().unwrap_or(0),
             self.fails.get(plies).copied().unwrap_or(0),
         );
-        f >= 3 && 2 * f > t && self.expanded < self.jobs
+        f >= 3 && 2 * f > t
     }
 }
 
@@ -839,51 +836,4 @@ fn run_all(
     }
     stop(&mut runner);
     Ok(solved)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn result(moves: &str, value: Option<i32>) -> Line {
-        Line::Result {
-            moves: moves.into(),
-            value,
-            nodes: 100,
-            micros: 10,
-        }
-    }
-
-    #[test]
-    fn a_depth_where_most_jobs_fail_is_expanded_without_jobs_but_never_more_than_jobs_done() {
-        let mut t = Totals::default();
-        for (m, v) in [("44", None), ("43", None), ("45", Some(1)), ("42", None)] {
-            t.add(&[result(m, v)], 0);
-        }
-        assert!(t.expand_first(2), "3 of 4 failed two moves down");
-        assert!(!t.expand_first(1), "nothing was tried one move down");
-        t.expanded = 3;
-        assert!(t.expand_first(2), "3 expanded without a job, 4 jobs done");
-        t.expanded = 4;
-        assert!(
-            !t.expand_first(2),
-            "as many expanded without a job as jobs done"
-        );
-        t.add(&[result("4444", Some(0))], 0);
-        assert!(
-            t.expand_first(2),
-            "one more job done, one more may be expanded"
-        );
-    }
-
-    #[test]
-    fn a_depth_where_most_jobs_are_proven_is_handed_out() {
-        let mut t = Totals::default();
-        for (m, v) in [("44", None), ("43", None), ("45", Some(1)), ("42", Some(0))] {
-            t.add(&[result(m, v)], 0);
-        }
-        assert!(!t.expand_first(2), "2 of 4 failed: not most");
-        t.add(&[result("41", None)], 0);
-        assert!(t.expand_first(2), "3 of 5 failed");
-    }
 }
