@@ -86,6 +86,8 @@ struct Totals {
     fails: Vec<u64>,
     /// Positions expanded without a job.
     expanded: u64,
+    /// Jobs ended while they ran because their positions were no longer needed.
+    cancelled: u64,
 }
 
 impl Totals {
@@ -247,7 +249,7 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
             .filter_map(|m| {
                 let p = position(proof.size, m).ok()?;
                 let id = tree.node_of(examine(&p, proof.goal, false).look.key)?;
-                (tree.nodes[id as usize].work == Work::Open).then_some(id)
+                (tree.nodes[id as usize].work == Work::Open && tree.matters(id)).then_some(id)
             })
             .collect();
         if open.is_empty() {
@@ -405,6 +407,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         }
         let event = r.next(Duration::from_millis(200));
         let mut lost: Vec<JobId> = Vec::new();
+        let mut learnt = false;
         match event {
             None => {}
             Some(Event::Line(l)) => match parse_line(&l, proof.goal) {
@@ -432,6 +435,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                                 }
                                 totals.add(&results, root_discs);
                                 runner_ends = 0;
+                                learnt = true;
                             }
                             Err(e) => {
                                 let n = failures.entry(job).or_insert(0);
@@ -487,6 +491,9 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 std::thread::sleep(Duration::from_secs(1));
             }
         }
+        if learnt {
+            cancel_unneeded(&mut tree, &mut runner, &mut flying, &mut owner, &mut totals);
+        }
         lost.sort_unstable();
         for id in lost {
             if let Some(f) = flying.remove(&id) {
@@ -517,6 +524,47 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         nodes: totals.nodes,
         jobs: totals.jobs,
     })
+}
+
+/// Ends the jobs running whose positions the proof no longer needs (a sibling answered their
+/// parent), where the runner can: their cores go to positions that matter. Their positions are
+/// open again, handed out anew if they matter again (the next question).
+fn cancel_unneeded(
+    tree: &mut Tree,
+    runner: &mut Option<Box<dyn Runner>>,
+    flying: &mut HashMap<JobId, InFlight>,
+    owner: &mut HashMap<String, JobId>,
+    totals: &mut Totals,
+) {
+    let Some(r) = runner.as_mut() else { return };
+    let node = |tree: &Tree, moves: &str| {
+        let p = position(tree.size, moves).ok()?;
+        tree.node_of(examine(&p, tree.goal, false).look.key)
+    };
+    let mut unneeded: Vec<JobId> = flying
+        .values()
+        .filter(|f| {
+            f.job
+                .positions
+                .iter()
+                .all(|m| node(tree, m).is_none_or(|id| !tree.matters(id)))
+        })
+        .map(|f| f.job.id)
+        .collect();
+    unneeded.sort_unstable();
+    for id in unneeded {
+        if !r.cancel(id) {
+            continue;
+        }
+        let f = flying.remove(&id).expect("in flight");
+        for m in &f.job.positions {
+            owner.remove(m);
+            if let Some(n) = node(tree, m) {
+                tree.give_back(n);
+            }
+        }
+        totals.cancelled += 1;
+    }
 }
 
 fn stop(runner: &mut Option<Box<dyn Runner>>) {
@@ -557,9 +605,14 @@ fn progress(
             duration(needed as f64 * job_secs / at_once.max(1) as f64)
         )
     };
+    let ended = if totals.cancelled > 0 {
+        format!(", {} ended as no longer needed", totals.cancelled)
+    } else {
+        String::new()
+    };
     let line = format!(
         "vier prove {} {} {}: {state}, {}; jobs {} done ({} positions, {} unproven), {running} \
-         running, {waiting} waiting; {} nodes ({}/s this run); tree {all} positions, {expanded} \
+         running, {waiting} waiting{ended}; {} nodes ({}/s this run); tree {all} positions, {expanded} \
          expanded ({} without a job), {pending} handed out, {open} open; root in {lo}..{hi}, \
          asking >= {}: proof number {}, disproof number {}{estimate}",
         proof.size,
@@ -582,7 +635,8 @@ fn progress(
          positions_unproven {}\njobs_running {running}\njobs_waiting {waiting}\nnodes {}\n\
          job_seconds {:.1}\ntree_positions {all}\ntree_expanded {expanded}\n\
          tree_expanded_without_job {}\ntree_open {open}\n\
-         this_run_seconds {secs:.1}\nthis_run_nodes_per_second {rate:.0}\n",
+         this_run_seconds {secs:.1}\nthis_run_nodes_per_second {rate:.0}\n\
+         this_run_jobs_ended_unneeded {}\n",
         proof.size,
         proof.root,
         proof.goal.name(),
@@ -595,6 +649,7 @@ fn progress(
         totals.nodes,
         totals.micros as f64 / 1e6,
         totals.expanded,
+        totals.cancelled,
     );
     (line, file)
 }

@@ -1,6 +1,7 @@
 //! Runners: what runs the jobs and hands back the lines they print.
 //!
-//! - **local**: this machine, `N` `vier solve` processes at once, started by the front end.
+//! - **local**: this machine, `N` `vier solve` processes at once, started by the front end,
+//!   which can end one whose positions are no longer needed ([`Runner::cancel`]).
 //! - **a command** that reads one shell command a line on its standard input and runs them,
 //!   their output on its standard output: GNU parallel (`parallel -j 8`, with `--sshlogin` on
 //!   other machines) or `xargs -P 8 -d '\n' -n 1 sh -c`. It gets each job's command
@@ -12,7 +13,7 @@
 
 use super::jobs::{done_line, Job};
 use super::tree::JobId;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -61,6 +62,11 @@ pub trait Runner {
     fn next(&mut self, wait: Duration) -> Option<Event>;
     /// Ends the runner and every job it still runs.
     fn stop(&mut self);
+    /// Ends one job that is no longer needed, if this runner can: whether it was ended (its
+    /// lines, and its last line, may still come and are not that job's any more).
+    fn cancel(&mut self, _job: JobId) -> bool {
+        false
+    }
 }
 
 /// Starts a runner whose jobs run the `vier` at `vier`; Slurm's scripts go under `dir`.
@@ -108,8 +114,8 @@ fn status_code(s: std::process::ExitStatus) -> i32 {
 struct Local {
     jobs: Option<Sender<Job>>,
     events: Receiver<Event>,
-    /// The processes running now, to end them at the end.
-    running: Arc<Mutex<HashSet<u32>>>,
+    /// The processes running now by job, to end them at the end or when no longer needed.
+    running: Arc<Mutex<HashMap<JobId, u32>>>,
     stopping: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -119,7 +125,7 @@ impl Local {
         let (jobs, queue) = channel::<Job>();
         let queue = Arc::new(Mutex::new(queue));
         let (tx, events) = channel();
-        let running = Arc::new(Mutex::new(HashSet::new()));
+        let running = Arc::new(Mutex::new(HashMap::new()));
         let stopping = Arc::new(AtomicBool::new(false));
         let threads = (0..n.max(1))
             .map(|_| {
@@ -149,7 +155,7 @@ impl Local {
 }
 
 /// Runs one job as a process, sending its lines and then its last line.
-fn run_local(vier: &str, job: &Job, tx: &Sender<Event>, running: &Mutex<HashSet<u32>>) {
+fn run_local(vier: &str, job: &Job, tx: &Sender<Event>, running: &Mutex<HashMap<JobId, u32>>) {
     let child = Command::new(vier)
         .arg("solve")
         .args(&job.args)
@@ -168,7 +174,7 @@ fn run_local(vier: &str, job: &Job, tx: &Sender<Event>, running: &Mutex<HashSet<
     running
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(child.id());
+        .insert(job.id, child.id());
     if let Some(mut stdin) = child.stdin.take() {
         let text: String = job.positions.iter().map(|p| format!("{p}\n")).collect();
         let _ = stdin.write_all(text.as_bytes());
@@ -187,7 +193,7 @@ fn run_local(vier: &str, job: &Job, tx: &Sender<Event>, running: &Mutex<HashSet<
     running
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .remove(&child.id());
+        .remove(&job.id);
     let status = child.wait().map_or(255, status_code);
     let _ = tx.send(Event::Line(done_line(job.id, status)));
 }
@@ -211,12 +217,24 @@ impl Runner for Local {
             .running
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .iter()
+            .values()
         {
             signal(pid as i32, SIGKILL);
         }
         for t in self.threads.drain(..) {
             let _ = t.join();
+        }
+    }
+
+    fn cancel(&mut self, job: JobId) -> bool {
+        // under the lock: a process still in the map has not been reaped, so its id is its own
+        let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        match running.get(&job) {
+            Some(&pid) => {
+                signal(pid as i32, SIGKILL);
+                true
+            }
+            None => false,
         }
     }
 }
@@ -537,5 +555,39 @@ impl Runner for Slurm {
             }
         }
         self.submitters.clear();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::prove::rules::Goal;
+
+    #[test]
+    fn a_local_job_that_is_cancelled_ends_at_once_and_its_last_line_says_killed() {
+        // a `vier` that never answers: only a cancel ends it before its minute is up
+        let dir = std::env::temp_dir().join(format!("vier-prove-cancel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fake = dir.join("vier");
+        std::fs::write(&fake, "#!/bin/sh\nexec sleep 60\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut r = Local::start(1, fake.to_str().unwrap());
+        let size = "7x6".parse().unwrap();
+        r.submit(&Job::new(7, size, Goal::Weak, 1, None, vec!["4".into()]))
+            .unwrap();
+        let started = Instant::now();
+        while !r.running.lock().unwrap().contains_key(&7) {
+            assert!(started.elapsed() < Duration::from_secs(20), "never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(r.cancel(7));
+        assert!(!r.cancel(8), "no job 8 runs");
+        match r.next(Duration::from_secs(20)) {
+            Some(Event::Line(l)) => assert_eq!(l, done_line(7, 128 + SIGKILL)),
+            e => panic!("expected the job's last line, got {e:?}"),
+        }
+        r.stop();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -294,6 +294,25 @@ impl Tree {
         }
     }
 
+    /// Whether the root's answer still depends on this node: it is the root, or it is
+    /// unanswered and so is a parent whose answer depends on it. A job on a leaf that does not
+    /// matter any more (a sibling answered the parent) proves nothing the proof needs.
+    pub fn matters(&self, id: u32) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![id];
+        while let Some(n) = todo.pop() {
+            if n == 0 {
+                return true;
+            }
+            let node = &self.nodes[n as usize];
+            if !seen.insert(n) || node.pn == 0 || node.dn == 0 {
+                continue;
+            }
+            todo.extend(node.parents.iter().copied());
+        }
+        false
+    }
+
     /// The most proving open leaf, if the root's answer is not known and one is left.
     pub fn select(&self) -> Option<u32> {
         let mut n = 0u32;
@@ -414,5 +433,46 @@ impl Tree {
             }
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prove::rules::position;
+
+    fn tree_of(size: &str, split: u32) -> Tree {
+        let size: Size = size.parse().unwrap();
+        let root = position(size, "-").unwrap();
+        Tree::new(root, "-", Goal::Weak, HashMap::new(), split)
+    }
+
+    fn id(t: &Tree, moves: &str) -> u32 {
+        let p = position(t.size, moves).unwrap();
+        t.node_of(examine(&p, t.goal, false).look.key).unwrap()
+    }
+
+    #[test]
+    fn a_leaf_stops_mattering_once_a_sibling_answers_its_parent() {
+        // 4x4, two moves expanded: the root asks ">= 0", the first moves ">= 1" and the
+        // second moves ">= 0"; a second move at -1 proves its parent at least 1
+        let mut t = tree_of("4x4", 2);
+        let (g1, g2, other) = (id(&t, "12"), id(&t, "13"), id(&t, "21"));
+        t.hand_out(g1, 1);
+        t.hand_out(g2, 2);
+        assert!(t.matters(g1) && t.matters(g2) && t.matters(other));
+        t.learn(
+            t.nodes[g1 as usize].look.key,
+            Fact::Solved {
+                value: -1,
+                nodes: 10,
+            },
+        );
+        assert_eq!(t.value(), None, "the root is not answered yet");
+        assert!(!t.matters(g2), "its parent is at least 1 whatever it is");
+        assert!(
+            t.matters(other),
+            "the root still needs the other first move"
+        );
     }
 }
