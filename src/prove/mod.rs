@@ -247,8 +247,7 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
             .positions
             .iter()
             .filter_map(|m| {
-                let p = position(proof.size, m).ok()?;
-                let id = tree.node_of(examine(&p, proof.goal, false).look.key)?;
+                let id = tree.node_at(m)?;
                 (tree.nodes[id as usize].work == Work::Open && tree.matters(id)).then_some(id)
             })
             .collect();
@@ -537,17 +536,13 @@ fn cancel_unneeded(
     totals: &mut Totals,
 ) {
     let Some(r) = runner.as_mut() else { return };
-    let node = |tree: &Tree, moves: &str| {
-        let p = position(tree.size, moves).ok()?;
-        tree.node_of(examine(&p, tree.goal, false).look.key)
-    };
     let mut unneeded: Vec<JobId> = flying
         .values()
         .filter(|f| {
             f.job
                 .positions
                 .iter()
-                .all(|m| node(tree, m).is_none_or(|id| !tree.matters(id)))
+                .all(|m| tree.node_at(m).is_none_or(|id| !tree.matters(id)))
         })
         .map(|f| f.job.id)
         .collect();
@@ -559,7 +554,7 @@ fn cancel_unneeded(
         let f = flying.remove(&id).expect("in flight");
         for m in &f.job.positions {
             owner.remove(m);
-            if let Some(n) = node(tree, m) {
+            if let Some(n) = tree.node_at(m) {
                 tree.give_back(n);
             }
         }

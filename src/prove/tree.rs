@@ -134,6 +134,12 @@ impl Tree {
         self.index.get(&key).copied()
     }
 
+    /// The node of the position a move string reaches, if it is in the tree.
+    pub fn node_at(&self, moves: &str) -> Option<u32> {
+        let p = super::rules::position(self.size, moves).ok()?;
+        self.node_of(examine(&p, self.goal, false).look.key)
+    }
+
     pub fn fact(&self, key: u128) -> Option<Fact> {
         self.facts.get(&key).copied()
     }
@@ -448,8 +454,7 @@ mod tests {
     }
 
     fn id(t: &Tree, moves: &str) -> u32 {
-        let p = position(t.size, moves).unwrap();
-        t.node_of(examine(&p, t.goal, false).look.key).unwrap()
+        t.node_at(moves).unwrap()
     }
 
     #[test]
