@@ -114,6 +114,65 @@ fn all_columns_and_weak_mode() {
 }
 
 #[test]
+fn at_least_answers_on_the_right_side_of_pons_scores() {
+    // Pons' middle-game positions with their published scores: each asked whether it is at
+    // least its score, and at least one more, exactly and weakly (one run a question)
+    let set: Vec<(String, i32)> = common::pons_set("Test_L2_R1")
+        .into_iter()
+        .take(12)
+        .collect();
+    for weak in [false, true] {
+        let value = |s: i32| if weak { s.signum() } else { s };
+        let mut asked: std::collections::BTreeMap<i32, Vec<(&str, i32)>> = Default::default();
+        for (moves, score) in &set {
+            let s = value(*score);
+            for t in [s, s + 1] {
+                asked.entry(t).or_default().push((moves, s));
+            }
+        }
+        for (t, positions) in asked {
+            let mut args = vec!["solve".to_string(), "--at-least".into(), t.to_string()];
+            if weak {
+                args.push("--weak".into());
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let input: String = positions.iter().map(|(m, _)| format!("{m}\n")).collect();
+            let out = vier(&args, &input);
+            assert!(out.status.success(), "{t}");
+            let got = lines(&out);
+            assert_eq!(got.len(), positions.len());
+            for (line, (moves, s)) in got.iter().zip(&positions) {
+                let said = if *s >= t {
+                    format!(">={t}")
+                } else {
+                    format!("<={}", t - 1)
+                };
+                let f: Vec<&str> = line.split(' ').collect();
+                assert_eq!((f[0], f[1]), (*moves, said.as_str()), "weak {weak}");
+            }
+        }
+    }
+    // an expected score on the other side of the bound is a mismatch; --all asks another thing
+    let (moves, score) = &set[0];
+    let ask = |expected: i32| {
+        vier(
+            &["solve", "--at-least", &(score + 1).to_string()],
+            &format!("{moves} {expected}\n"),
+        )
+    };
+    assert_eq!(
+        ask(*score).status.code(),
+        Some(0),
+        "below the bound, as said"
+    );
+    let out = ask(score + 3);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(lines(&out)[0].contains("MISMATCH"));
+    let out = vier(&["solve", "--all", "--at-least", "0"], "4\n");
+    assert!(!out.status.success());
+}
+
+#[test]
 fn bench_signature_is_deterministic() {
     let a = vier(&["bench"], "");
     let b = vier(&["bench"], "");

@@ -25,6 +25,15 @@ pub struct SolveArgs {
     /// The score of every column (`-` for a full column) instead of the position's.
     #[arg(long)]
     all: bool,
+    /// Only whether the score (with --weak, the win, draw or loss) is at least this: one
+    /// null-window test, cheaper than the score. Prints `>=N` when it is, `<=N-1` when not.
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        conflicts_with = "all"
+    )]
+    at_least: Option<i32>,
     /// Board size, WxH.
     #[arg(long, default_value = "7x6")]
     size: Size,
@@ -91,6 +100,7 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
     let opts = SolveOptions {
         weak: args.weak,
         all: args.all,
+        at_least: args.at_least,
         size,
         hash_mb: args.hash,
         threads: args.threads as usize,
@@ -121,6 +131,8 @@ pub struct SolveOptions {
     pub weak: bool,
     /// The score of every column instead of the position's.
     pub all: bool,
+    /// Only whether the position's score is at least this.
+    pub at_least: Option<i32>,
     pub size: Size,
     pub hash_mb: usize,
     /// Threads that search each position together.
@@ -196,10 +208,13 @@ pub fn run(
     let pool = SolverPool::try_new(opts.book.clone(), opts.hash_mb, opts.threads)
         .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
     let width = opts.size.width();
-    let question = if opts.all {
-        Question::Analyse { weak: opts.weak }
-    } else {
-        Question::Solve { weak: opts.weak }
+    let question = match (opts.all, opts.at_least) {
+        (true, _) => Question::Analyse { weak: opts.weak },
+        (false, Some(value)) => Question::AtLeast {
+            weak: opts.weak,
+            value,
+        },
+        (false, None) => Question::Solve { weak: opts.weak },
     };
     let mut sum = SolveSummary::default();
     let progress = Progress::start(opts.progress);
@@ -251,6 +266,19 @@ pub fn run(
                     (text, best, Ok(proof))
                 }
                 Answer::Score(s) => (s.to_string(), Some(*s), Ok(proof)),
+                Answer::AtLeast(yes) => {
+                    let t = opts.at_least.expect("asked");
+                    let text = if *yes {
+                        format!(">={t}")
+                    } else {
+                        format!("<={}", t.saturating_sub(1))
+                    };
+                    (
+                        text,
+                        Some(if *yes { t } else { t.saturating_sub(1) }),
+                        Ok(proof),
+                    )
+                }
                 Answer::Best(_) => unreachable!("vier solve asks for no best move"),
             },
             Err(e @ EngineError::Invalid(_)) => {
@@ -290,7 +318,12 @@ pub fn run(
         }
         if let (Some(e), Some(s)) = (expected, score) {
             let e = if opts.weak { e.signum() } else { e };
-            if e != s {
+            // with --at-least, `s` is the bound printed: the expected score must be on its side
+            let agrees = match opts.at_least {
+                Some(t) => (e >= t) == (s >= t),
+                None => e == s,
+            };
+            if !agrees {
                 sum.mismatches += 1;
                 write!(out, " MISMATCH expected {e}")?;
             }

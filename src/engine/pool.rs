@@ -23,6 +23,8 @@ pub enum Question {
     Analyse { weak: bool },
     /// The exact best column (ties to the centre) with its score.
     BestMove,
+    /// Whether the exact score (`weak`: 1 / 0 / -1) is at least `value`.
+    AtLeast { weak: bool, value: i32 },
 }
 
 /// An exact answer.
@@ -31,6 +33,7 @@ pub enum Answer {
     Score(i32),
     Columns(Vec<Option<i32>>),
     Best(Option<(usize, i32)>),
+    AtLeast(bool),
 }
 
 /// An answer with what it cost: the solver's nodes (all its threads') and the time taken.
@@ -80,6 +83,7 @@ impl PositionJob for Ask<'_> {
             Question::Solve { weak: true } => Answer::Score(s.solve_weak(&p)?),
             Question::Analyse { weak } => Answer::Columns(s.analyse(&p, weak)?),
             Question::BestMove => Answer::Best(s.best_move(&p)?),
+            Question::AtLeast { weak, value } => Answer::AtLeast(s.at_least(&p, value, weak)?),
         })
     }
 }
@@ -176,7 +180,8 @@ impl SolverPool {
         question: Question,
         handle: &Handle,
     ) -> Result<Proof<Answer>, EngineError> {
-        if matches!(question, Question::Solve { .. }) && p.is_game_over() {
+        if matches!(question, Question::Solve { .. } | Question::AtLeast { .. }) && p.is_game_over()
+        {
             return Err(game_over("there is nothing to solve"));
         }
         let proof = self.with_solver(handle, |s| p.run(Ask(s, question)));

@@ -89,6 +89,9 @@ pub struct Solver {
     stats: stats::Stats,
 }
 
+/// Every score: the window of a search that tells all of them apart.
+const ALL: (i32, i32) = (i32::MIN, i32::MAX);
+
 /// Returned by searches that were interrupted by their limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stopped;
@@ -196,7 +199,7 @@ impl Solver {
         &mut self,
         p: &Position<W, H, B>,
     ) -> Result<i32, Stopped> {
-        self.solve_window(p, false)
+        self.solve_window(p, false, ALL)
     }
 
     /// Win (1), draw (0) or loss (-1) for the side to move (weak solve: cheaper than strong).
@@ -204,6 +207,19 @@ impl Solver {
         &mut self,
         p: &Position<W, H, B>,
     ) -> Result<i32, Stopped> {
-        self.solve_window(p, true).map(score::outcome)
+        self.solve_window(p, true, ALL).map(score::outcome)
+    }
+
+    /// Whether the exact score (with `weak`, win 1, draw 0 or loss -1) of `p` is at least
+    /// `value`: the one null-window test that answers it (a solve runs one test to a few),
+    /// for a proof that needs a bound of a position and not its value.
+    pub fn at_least<const W: usize, const H: usize, B: Bitboard>(
+        &mut self,
+        p: &Position<W, H, B>,
+        value: i32,
+        weak: bool,
+    ) -> Result<bool, Stopped> {
+        let s = self.solve_window(p, weak, (value.saturating_sub(1), value))?;
+        Ok(if weak { score::outcome(s) } else { s } >= value)
     }
 }

@@ -155,9 +155,10 @@ impl Solver {
         &mut self,
         p: &Position<W, H, B>,
         weak: bool,
+        within: (i32, i32),
     ) -> Result<i32, Stopped> {
         if self.helpers.is_empty() || p.is_game_over() || p.can_win_next() {
-            return self.solve_window_alone(p, weak);
+            return self.solve_window_alone(p, weak, within);
         }
         // Most positions take a few thousand nodes, less than starting the helpers costs: try
         // alone first, and race only if that was not enough (the table keeps the work).
@@ -166,14 +167,14 @@ impl Solver {
             .remaining(self.nodes)
             .map_or(self.race_after, |r| r.min(self.race_after));
         self.limits.budget = NodeBudget::start(self.nodes, Some(cap));
-        let alone = self.solve_window_alone(p, weak);
+        let alone = self.solve_window_alone(p, weak, within);
         self.limits.budget = outer;
         // not in a race here: the limits are the caller's alone
         let limited = self.limits.reached(self.nodes);
         match alone {
             Ok(v) => Ok(v),
             Err(Stopped) if limited => Err(Stopped),
-            Err(Stopped) => self.race(|s| s.solve_window_alone(p, weak)),
+            Err(Stopped) => self.race(|s| s.solve_window_alone(p, weak, within)),
         }
     }
 

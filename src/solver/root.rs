@@ -3,7 +3,7 @@
 //! what can be proven within a time).
 
 use super::keys::{key_of, oriented};
-use super::{Solver, Stopped};
+use super::{Solver, Stopped, ALL};
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
 use crate::control::{NodeBudget, SearchControl};
@@ -61,7 +61,7 @@ impl Solver {
         if p.is_game_over() || !p.can_play(col) {
             return Ok(None);
         }
-        let s = score::of_move(p, col, |child| self.solve_window(child, weak))?;
+        let s = score::of_move(p, col, |child| self.solve_window(child, weak, ALL))?;
         Ok(Some(if weak { score::outcome(s) } else { s }))
     }
 
