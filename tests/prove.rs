@@ -369,7 +369,8 @@ fn verify_catches_a_planted_wrong_leaf() {
     let ok = verify(&dir);
     assert!(ok.status.success(), "{}", text(&ok.stdout));
     assert!(text(&ok.stdout).starts_with("verified: 6x4 - weak -1"));
-    // a leaf whose value is changed into another: the back-up may still hold, the solver not
+    // a leaf's bounds changed into a value outside them: the back-up may still hold, the
+    // solver not
     let cert = dir.join("certificate");
     let good = std::fs::read_to_string(&cert).unwrap();
     let mut planted = None;
@@ -378,25 +379,29 @@ fn verify_catches_a_planted_wrong_leaf() {
         .map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
             match f[..] {
-                [m, "leaf", v, n] if planted.is_none() => {
-                    let other = if v == "1" { "0" } else { "1" };
-                    planted = Some((m.to_string(), v.to_string(), other));
-                    format!("{m} leaf {other} {n}\n")
+                [m, "leaf", a, b, n] if planted.is_none() => {
+                    let (a, b): (i32, i32) = (a.parse().unwrap(), b.parse().unwrap());
+                    let other = if a > -1 { -1 } else { 1 };
+                    planted = Some((m.to_string(), (a, b), other));
+                    format!("{m} leaf {other} {other} {n}\n")
                 }
                 _ => format!("{l}\n"),
             }
         })
         .collect();
-    let (moves, was, now) = planted.expect("a leaf");
+    let (moves, (a, b), now) = planted.expect("a leaf");
     std::fs::write(&cert, &bad).unwrap();
     let caught = verify(&dir);
     assert!(!caught.status.success());
     let report = text(&caught.stdout);
-    assert!(report.contains(&moves), "{report}");
-    // the leaf solved again says so (and the back-up may not hold either)
+    // the leaf solved again says so (and the back-up may not hold either): a loss is a bound,
+    // at most -1, which the solver asked ">= 0" refutes; a win, at least 1, is refuted by
+    // ">= 1" (the true bounds were a..b)
+    assert!(a > -1 || b < 1, "a leaf says something");
+    let refuted = if now == -1 { "at least 0" } else { "at most 0" };
     assert!(
         report.contains(&format!(
-            "leaf {moves}: the certificate says {now}, the solver says {was}"
+            "leaf {moves}: the certificate says {now}, the solver says {refuted}"
         )),
         "{report}"
     );

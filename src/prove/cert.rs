@@ -1,8 +1,8 @@
-//! The certificate: the proof tree of a finished proof, with every leaf's value, in a text a
-//! stranger can check without trusting the run that made it.
+//! The certificate: the proof tree of a finished proof, with what is known of every leaf, in a
+//! text a stranger can check without trusting the run that made it.
 //!
 //! ```text
-//! # vier prove certificate 1
+//! # vier prove certificate 2
 //! size 7x6
 //! root -
 //! goal weak
@@ -10,16 +10,19 @@
 //! - node 1 1
 //! 4 node 1 1
 //! 44 node -1 -1
-//! 445 leaf 1 183402
+//! 445 leaf 1 1 183402
+//! 4453 leaf -1 0 20544
 //! ...
 //! ```
 //!
 //! After the header, one line a position (a position and its mirror image share one):
 //! `<moves> node <at least> <at most>` for a position whose bounds follow from its children's,
-//! `<moves> leaf <value> <nodes>` for a position a job solved (`vier solve`'s value, and the
-//! nodes it took). Positions the rules settle (a finished game, a win with the next disc) have no
-//! line: the checker settles them itself. Only what the root's value needs is written: for a
-//! bound at least `L` one child at most `-L`, for at most `U` every child at least `-U`.
+//! `<moves> leaf <at least> <at most> <nodes>` for a position jobs bounded (what `vier solve
+//! --at-least` answered, within the values the position can have, and the nodes it took).
+//! Positions the rules settle (a finished game, a win with the next disc) have no line: the
+//! checker settles them itself. Only what the root's value needs is written: for a bound at
+//! least `L` one child at most `-L`, for at most `U` every child at least `-U`. Version 1 wrote a
+//! leaf's value alone, `<moves> leaf <value> <nodes>`; it is still read.
 //!
 //! [`check`] recomputes all of that from the rules ([`super::rules`]), and returns the leaves,
 //! which `vier prove --verify` then solves again.
@@ -29,7 +32,10 @@ use super::state::Proof;
 use super::tree::{Tree, Work};
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
-const HEADER: &str = "# vier prove certificate 1";
+const HEADER: &str = "# vier prove certificate 2";
+
+/// The first version's header: its leaves are values.
+const HEADER_1: &str = "# vier prove certificate 1";
 
 /// The certificate of a proven tree.
 pub fn write(tree: &Tree, proof: &Proof) -> String {
@@ -53,19 +59,31 @@ pub fn write(tree: &Tree, proof: &Proof) -> String {
         if n.look.settled.is_some() {
             continue;
         }
-        match n.work {
-            Work::Solved => {
+        let (tmin, tmax) = n.look.range;
+        // an expanded node keeps what jobs proved of it before (see `Tree`): where that alone
+        // is the claim, it is a leaf; where its children show only a part of the claim, the
+        // claim is a leaf too, which `--verify` solves
+        let shown_below = (l <= tmin
+            || n.children.iter().any(|&c| -tree.nodes[c as usize].hi >= l))
+            && (u >= tmax || n.children.iter().all(|&c| -tree.nodes[c as usize].lo <= u));
+        let leaf = match n.work {
+            Work::Expanded if n.known.0 >= l && n.known.1 <= u => Some(n.known),
+            Work::Expanded if !shown_below => Some((l, u)),
+            Work::Expanded => None,
+            Work::Solved | Work::Open | Work::Pending(_) => Some((n.lo, n.hi)),
+        };
+        match leaf {
+            Some((lo, hi)) => {
                 lines.insert(
                     (discs, n.moves.clone()),
-                    format!("{} leaf {} {}", n.moves, n.lo, n.nodes.unwrap_or(0)),
+                    format!("{} leaf {lo} {hi} {}", n.moves, n.nodes.unwrap_or(0)),
                 );
             }
-            Work::Expanded => {
+            None => {
                 lines.insert(
                     (discs, n.moves.clone()),
                     format!("{} node {l} {u}", n.moves),
                 );
-                let (tmin, tmax) = n.look.range;
                 let mut need = |c: u32, (cl, cu): (i32, i32), heap: &mut BinaryHeap<_>| {
                     let child = &tree.nodes[c as usize];
                     let e = claims.entry(c).or_insert_with(|| {
@@ -92,7 +110,6 @@ pub fn write(tree: &Tree, proof: &Proof) -> String {
                     }
                 }
             }
-            Work::Open | Work::Pending(_) => unreachable!("an unproven leaf in a proof"),
         }
     }
     for line in lines.values() {
@@ -105,8 +122,15 @@ pub fn write(tree: &Tree, proof: &Proof) -> String {
 /// A line of a certificate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
-    Node { at_least: i32, at_most: i32 },
-    Leaf { value: i32, nodes: u64 },
+    Node {
+        at_least: i32,
+        at_most: i32,
+    },
+    Leaf {
+        at_least: i32,
+        at_most: i32,
+        nodes: u64,
+    },
 }
 
 /// A certificate read: what it proves, the leaves to solve again, and what does not hold.
@@ -116,8 +140,8 @@ pub struct Checked {
     pub value: i32,
     /// Lines read.
     pub lines: usize,
-    /// Each leaf: its move string and value.
-    pub leaves: Vec<(String, i32)>,
+    /// Each leaf: its move string and bounds.
+    pub leaves: Vec<(String, (i32, i32))>,
     /// What does not hold (at most 20 of them), each naming its position: a line that is no
     /// position, a node whose bounds its children's lines do not show, a root of another value.
     pub errors: Vec<String>,
@@ -129,7 +153,9 @@ pub struct Checked {
 pub fn check(text: &str) -> Result<Checked, Vec<String>> {
     let mut errors = Vec::new();
     let mut it = text.lines();
-    if it.next() != Some(HEADER) {
+    let first = it.next();
+    let values = first == Some(HEADER_1);
+    if first != Some(HEADER) && !values {
         return Err(vec![format!(
             "not a certificate: its first line is not '{HEADER}'"
         )]);
@@ -173,11 +199,31 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
                     },
                 )
             }),
-            [m, "leaf", v, n] => v
+            [m, "leaf", v, n] if values => v.parse().ok().zip(n.parse().ok()).map(|(v, nodes)| {
+                (
+                    m,
+                    Entry::Leaf {
+                        at_least: v,
+                        at_most: v,
+                        nodes,
+                    },
+                )
+            }),
+            [m, "leaf", a, b, n] if !values => a
                 .parse()
                 .ok()
+                .zip(b.parse().ok())
                 .zip(n.parse().ok())
-                .map(|(value, nodes)| (m, Entry::Leaf { value, nodes })),
+                .map(|((a, b), nodes)| {
+                    (
+                        m,
+                        Entry::Leaf {
+                            at_least: a,
+                            at_most: b,
+                            nodes,
+                        },
+                    )
+                }),
             _ => None,
         };
         let Some((moves, entry)) = parsed else {
@@ -220,10 +266,16 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
     let root_look = examine(&root, proof.goal, false).look;
     let root_ok = match (root_look.settled, entries.get(&root_look.key)) {
         (Some(v), _) => v == value,
-        (None, Some((_, Entry::Node { at_least, at_most }))) => {
-            *at_least == value && *at_most == value
-        }
-        (None, Some((_, Entry::Leaf { value: v, .. }))) => *v == value,
+        (None, Some((_, Entry::Node { at_least, at_most })))
+        | (
+            None,
+            Some((
+                _,
+                Entry::Leaf {
+                    at_least, at_most, ..
+                },
+            )),
+        ) => *at_least == value && *at_most == value,
         (None, None) => false,
     };
     if !root_ok {
@@ -236,8 +288,16 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
     let bound = |key: u128, settled: Option<i32>| -> Option<(i32, i32)> {
         match (settled, entries.get(&key)) {
             (Some(v), _) => Some((v, v)),
-            (None, Some((_, Entry::Node { at_least, at_most }))) => Some((*at_least, *at_most)),
-            (None, Some((_, Entry::Leaf { value, .. }))) => Some((*value, *value)),
+            (None, Some((_, Entry::Node { at_least, at_most })))
+            | (
+                None,
+                Some((
+                    _,
+                    Entry::Leaf {
+                        at_least, at_most, ..
+                    },
+                )),
+            ) => Some((*at_least, *at_most)),
             (None, None) => None,
         }
     };
@@ -247,12 +307,16 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
     for (_, (moves, entry)) in sorted {
         let pos = position(proof.size, moves).expect("read above");
         match *entry {
-            Entry::Leaf { value: v, .. } => {
+            Entry::Leaf {
+                at_least, at_most, ..
+            } => {
                 let (tmin, tmax) = examine(&pos, proof.goal, false).look.range;
-                if !(tmin..=tmax).contains(&v) {
-                    errors.push(format!("{moves}: leaf value {v} is out of {tmin}..{tmax}"));
+                if !(tmin <= at_least && at_least <= at_most && at_most <= tmax) {
+                    errors.push(format!(
+                        "{moves}: leaf bounds {at_least}..{at_most} are not within {tmin}..{tmax}"
+                    ));
                 }
-                leaves.push((moves.clone(), v));
+                leaves.push((moves.clone(), (at_least, at_most)));
             }
             Entry::Node { at_least, at_most } => {
                 let ex = examine(&pos, proof.goal, true);

@@ -5,12 +5,15 @@
 //! then one move string a line.
 //!
 //! ```text
-//! # vier prove job 17: vier solve --size 7x6 --weak --no-book --hash 16 --budget-nodes 4194304
+//! # vier prove job 17: vier solve --size 7x6 --weak --at-least 1 --no-book --hash 16 --budget-nodes 4194304
 //! 4453
 //! 44536
 //! ```
 //!
-//! The job prints `vier solve`'s lines, `<moves> <value> <nodes> <microseconds>`, or
+//! A job asks of its positions the one question the proof needs of them, whether each value
+//! is at least a number (`--at-least`). It prints `vier solve`'s lines,
+//! `<moves> <bound> <nodes> <microseconds>` with the bound `>=t` or `<=t-1` (a job without
+//! `--at-least`, as `--verify` runs some, prints the value itself), or
 //! `<moves> - <nodes> <microseconds> UNPROVEN within <budget> nodes`, and then a line of its
 //! own, `vier-prove job 17 exit <status>`, that says it ran to its end. One thread with a fresh
 //! table and a budget in nodes: a job run twice prints the same lines but for the
@@ -35,11 +38,12 @@ pub struct Job {
 
 impl Job {
     /// A job of `positions` on `size`, each within `budget` nodes (none: no limit) with a
-    /// table of `hash_mb`.
+    /// table of `hash_mb`, asking whether each value is at least `at_least` (none: the value).
     pub fn new(
         id: JobId,
         size: Size,
         goal: Goal,
+        at_least: Option<i32>,
         hash_mb: usize,
         budget: Option<u64>,
         positions: Vec<String>,
@@ -47,6 +51,9 @@ impl Job {
         let mut args = vec!["--size".to_string(), size.to_string()];
         if goal == Goal::Weak {
             args.push("--weak".into());
+        }
+        if let Some(t) = at_least {
+            args.extend(["--at-least".into(), t.to_string()]);
         }
         args.extend(["--no-book".into(), "--hash".into(), hash_mb.to_string()]);
         if let Some(b) = budget {
@@ -101,8 +108,17 @@ impl Job {
 
     /// The node budget the job gives each position.
     pub fn budget(&self) -> Option<u64> {
-        let i = self.args.iter().position(|a| a == "--budget-nodes")?;
-        self.args.get(i + 1)?.parse().ok()
+        self.arg("--budget-nodes")?.parse().ok()
+    }
+
+    /// The question the job asks of each position: is its value at least this?
+    pub fn at_least(&self) -> Option<i32> {
+        self.arg("--at-least")?.parse().ok()
+    }
+
+    fn arg(&self, name: &str) -> Option<&str> {
+        let i = self.args.iter().position(|a| a == name)?;
+        self.args.get(i + 1).map(String::as_str)
     }
 
     /// The shell command that runs the job with the `vier` at `vier` and prints its lines: the
@@ -144,10 +160,12 @@ pub fn shell_word(s: &str) -> String {
 /// A line a job printed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Line {
-    /// A position's result: its value (`None`: not proven within the budget) and nodes.
+    /// A position's result: the bounds on its value that the job proved, `(v, v)` for a value
+    /// (`None`: not proven within the budget), and its nodes. A bound `>=t` is `(t, i32::MAX)`,
+    /// `<=u` is `(i32::MIN, u)`.
     Result {
         moves: String,
-        value: Option<i32>,
+        bounds: Option<(i32, i32)>,
         nodes: u64,
         micros: u64,
     },
@@ -173,7 +191,7 @@ pub fn parse_line(line: &str, goal: Goal) -> Result<Line, String> {
     }
     let nodes = number(t[2])?;
     let micros = number(t[3])?;
-    let value = match (t[1], &t[4..]) {
+    let bounds = match (t[1], &t[4..]) {
         ("-", ["UNPROVEN", "within", budget, unit]) if number::<u64>(budget).is_ok() => {
             if *unit != "nodes" && *unit != "ms" {
                 return Err("not a result line".into());
@@ -181,17 +199,27 @@ pub fn parse_line(line: &str, goal: Goal) -> Result<Line, String> {
             None
         }
         (v, []) => {
-            let v: i32 = v.parse().map_err(|_| "not a value".to_string())?;
-            if goal == Goal::Weak && !(-1..=1).contains(&v) {
-                return Err(format!("{v} is no win, draw or loss"));
+            let (bounds, n) = if let Some(n) = v.strip_prefix(">=") {
+                let n = number(n)?;
+                ((n, i32::MAX), n)
+            } else if let Some(n) = v.strip_prefix("<=") {
+                let n = number(n)?;
+                ((i32::MIN, n), n)
+            } else {
+                let n = number(v)?;
+                ((n, n), n)
+            };
+            // a weak bound is at least a loss (-1) and at most a win (1)
+            if goal == Goal::Weak && !(-1..=1).contains(&n) {
+                return Err(format!("{v} is no bound on a win, draw or loss"));
             }
-            Some(v)
+            Some(bounds)
         }
         _ => return Err("not a result line".into()),
     };
     Ok(Line::Result {
         moves: t[0].to_string(),
-        value,
+        bounds,
         nodes,
         micros,
     })
@@ -218,9 +246,23 @@ pub fn check_run(job: &Job, lines: &[String], goal: Goal) -> Result<Vec<Line>, S
                 status = Some(s)
             }
             r @ Line::Result { .. } if status.is_none() => {
-                let Line::Result { moves, .. } = &r else {
+                let Line::Result { moves, bounds, .. } = &r else {
                     unreachable!()
                 };
+                // the answer to the job's question (a bound, or without one the value)
+                let answers = match (job.at_least(), bounds) {
+                    (_, None) => true,
+                    (Some(t), Some((lo, hi))) => {
+                        (*lo, *hi) == (t, i32::MAX) || (*lo, *hi) == (i32::MIN, t - 1)
+                    }
+                    (None, Some((lo, hi))) => lo == hi,
+                };
+                if !answers {
+                    return Err(format!(
+                        "line {}: not an answer to the job's question",
+                        i + 1
+                    ));
+                }
                 let k = job
                     .positions
                     .iter()
@@ -242,7 +284,7 @@ pub fn check_run(job: &Job, lines: &[String], goal: Goal) -> Result<Vec<Line>, S
         .collect::<Result<_, _>>()?;
     let unproven = results
         .iter()
-        .any(|r| matches!(r, Line::Result { value: None, .. }));
+        .any(|r| matches!(r, Line::Result { bounds: None, .. }));
     if status != if unproven { 3 } else { 0 } {
         return Err(format!("exit status {status}"));
     }
@@ -258,6 +300,7 @@ mod tests {
             17,
             "7x6".parse().unwrap(),
             Goal::Weak,
+            Some(1),
             16,
             Some(4096),
             vec!["4453".into(), "-".into()],
@@ -270,7 +313,7 @@ mod tests {
         let text = j.file_text();
         assert_eq!(
             text,
-            "# vier prove job 17: vier solve --size 7x6 --weak --no-book --hash 16 \
+            "# vier prove job 17: vier solve --size 7x6 --weak --at-least 1 --no-book --hash 16 \
              --budget-nodes 4096\n4453\n-\n"
         );
         assert_eq!(Job::parse_file(17, &text), Ok(j.clone()));
@@ -278,10 +321,11 @@ mod tests {
         assert!(Job::parse_file(17, &text[..text.len() - 1]).is_err(), "cut");
         assert!(Job::parse_file(17, &text.replace("4453", "4;rm")).is_err());
         assert_eq!(j.budget(), Some(4096));
+        assert_eq!(j.at_least(), Some(1));
         assert_eq!(
             j.command("/opt/my vier"),
-            "printf '%s\\n' 4453 - | '/opt/my vier' solve --size 7x6 --weak --no-book \
-             --hash 16 --budget-nodes 4096 2>/dev/null; echo \"vier-prove job 17 exit $?\""
+            "printf '%s\\n' 4453 - | '/opt/my vier' solve --size 7x6 --weak --at-least 1 \
+             --no-book --hash 16 --budget-nodes 4096 2>/dev/null; echo \"vier-prove job 17 exit $?\""
         );
     }
 
@@ -292,7 +336,25 @@ mod tests {
             ok("4453 -1 1234 56"),
             Ok(Line::Result {
                 moves: "4453".into(),
-                value: Some(-1),
+                bounds: Some((-1, -1)),
+                nodes: 1234,
+                micros: 56
+            })
+        );
+        assert_eq!(
+            ok("4453 >=1 1234 56"),
+            Ok(Line::Result {
+                moves: "4453".into(),
+                bounds: Some((1, i32::MAX)),
+                nodes: 1234,
+                micros: 56
+            })
+        );
+        assert_eq!(
+            ok("4453 <=0 1234 56"),
+            Ok(Line::Result {
+                moves: "4453".into(),
+                bounds: Some((i32::MIN, 0)),
                 nodes: 1234,
                 micros: 56
             })
@@ -301,7 +363,7 @@ mod tests {
             ok("- - 4096 800 UNPROVEN within 4096 nodes"),
             Ok(Line::Result {
                 moves: "-".into(),
-                value: None,
+                bounds: None,
                 nodes: 4096,
                 micros: 800
             })
@@ -314,6 +376,9 @@ mod tests {
             "4453 -1 1234",
             "4453 -1 12x4 56",
             "4453 2 1234 56",
+            "4453 >=2 1234 56",
+            "4453 >= 1234 56",
+            "4453 =>1 1234 56",
             "4453 -1 1234 56 MISMATCH expected 1",
             "- - 4096 800 UNPROVEN within 4096",
             "vier-prove job 3 exit",
@@ -331,12 +396,12 @@ mod tests {
         let j = job();
         let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let good = lines(&[
-            "- 1 300 5",
+            "- >=1 300 5",
             "4453 - 4096 9 UNPROVEN within 4096 nodes",
             "vier-prove job 17 exit 3",
         ]);
         let r = check_run(&j, &good, Goal::Weak).unwrap();
-        assert!(matches!(&r[0], Line::Result { moves, value: None, .. } if moves == "4453"));
+        assert!(matches!(&r[0], Line::Result { moves, bounds: None, .. } if moves == "4453"));
         // a line missing, cut short, the wrong status, the last line missing or another's
         for bad in [
             &good[1..],
@@ -362,6 +427,9 @@ mod tests {
                 good[1].clone(),
                 good[2].clone(),
             ][..],
+            // an answer to another question, and a value where a bound was asked for
+            &["- >=0 300 5".into(), good[1].clone(), good[2].clone()][..],
+            &["- 1 300 5".into(), good[1].clone(), good[2].clone()][..],
         ] {
             assert!(check_run(&j, bad, Goal::Weak).is_err(), "{bad:?}");
         }

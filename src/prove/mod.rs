@@ -3,7 +3,8 @@
 //! compiled with the `prove` feature. docs/prove.md is the user's guide.
 //!
 //! The front end ([`prove`]) chooses positions by proof-number search ([`tree`]), writes each
-//! job as a file of `vier solve` input with a node budget ([`jobs`]), hands it to a runner
+//! job as a file of `vier solve` input with a node budget and the one question the proof asks
+//! of its positions ([`jobs`]), hands it to a runner
 //! ([`runner`]) and reads back the lines the job prints. A position not proven within its
 //! budget is expanded and its children handed out. Everything it knows is in the state folder
 //! ([`state`]): killed at any moment and started again, it goes on. At the end the folder holds
@@ -25,7 +26,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use tree::{Fact, JobId, Tree, Work};
+use tree::{Fact, JobId, Known, Tree, Work};
 
 /// How `vier prove` runs.
 #[derive(Clone, Debug)]
@@ -97,13 +98,13 @@ impl Totals {
         for r in results {
             if let Line::Result {
                 moves,
-                value,
+                bounds,
                 nodes,
                 micros,
             } = r
             {
                 self.positions += 1;
-                self.unproven += value.is_none() as u64;
+                self.unproven += bounds.is_none() as u64;
                 self.nodes += nodes;
                 self.micros += micros;
                 let discs = if moves == "-" { 0 } else { moves.len() };
@@ -113,7 +114,7 @@ impl Totals {
                     self.fails.resize(plies + 1, 0);
                 }
                 self.tries[plies] += 1;
-                self.fails[plies] += value.is_none() as u64;
+                self.fails[plies] += bounds.is_none() as u64;
             }
         }
     }
@@ -158,7 +159,7 @@ fn facts_of(size: crate::board::Size, goal: Goal, results: &[Line]) -> Vec<(u128
         .filter_map(|r| match r {
             Line::Result {
                 moves,
-                value,
+                bounds,
                 nodes,
                 ..
             } => {
@@ -166,9 +167,10 @@ fn facts_of(size: crate::board::Size, goal: Goal, results: &[Line]) -> Vec<(u128
                 let key = examine(&p, goal, false).look.key;
                 Some((
                     key,
-                    match value {
-                        Some(v) => Fact::Solved {
-                            value: *v,
+                    match *bounds {
+                        Some((lo, hi)) => Fact::Bounds {
+                            lo,
+                            hi,
                             nodes: *nodes,
                         },
                         None => Fact::Unproven { nodes: *nodes },
@@ -191,7 +193,7 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
         .map(|b| format!("{b}: not a job file, left alone"))
         .collect();
     let by_id: HashMap<JobId, &Job> = jobs.iter().map(|j| (j.id, j)).collect();
-    let mut facts = HashMap::new();
+    let mut facts: HashMap<u128, Known> = HashMap::new();
     let mut done = std::collections::HashSet::new();
     let mut totals = Totals::default();
     let mut results = state.results().map_err(err)?;
@@ -206,10 +208,7 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
         match check_run(job, &lines, proof.goal) {
             Ok(r) => {
                 for (k, f) in facts_of(proof.size, proof.goal, &r) {
-                    // a solved value wins over an unproven run of the same position
-                    if !matches!(facts.get(&k), Some(Fact::Solved { .. })) {
-                        facts.insert(k, f);
-                    }
+                    facts.entry(k).or_default().add(f);
                 }
                 totals.add(&r, discs_of(&proof.root));
                 done.insert(id);
@@ -233,7 +232,8 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
                 totals.expanded += 1;
                 facts
                     .entry(examine(&p, proof.goal, false).look.key)
-                    .or_insert(Fact::Unproven { nodes: 0 });
+                    .or_default()
+                    .add(Fact::Unproven { nodes: 0 });
             }
             Err(e) => notes.push(format!("expanded: {e}: left alone")),
         }
@@ -351,9 +351,15 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         // hand out work until the runner has enough
         while flying.len() + queue.len() < opts.jobs {
             let mut picked = Vec::new();
+            // the question of the job's positions: a job asks one
+            let mut asks = None;
             while picked.len() < opts.per_job {
                 let Some(id) = tree.select() else { break };
                 let node = &tree.nodes[id as usize];
+                let q = tree.asks(node);
+                if asks.is_some_and(|a| a != q) {
+                    break;
+                }
                 if id != 0 && totals.expand_first(discs_of(&node.moves) - root_discs) {
                     let (moves, key) = (node.moves.clone(), node.look.key);
                     state
@@ -365,6 +371,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 }
                 tree.hand_out(id, next_id);
                 picked.push(tree.nodes[id as usize].moves.clone());
+                asks = Some(q);
             }
             if picked.is_empty() {
                 break;
@@ -373,6 +380,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 next_id,
                 proof.size,
                 proof.goal,
+                asks,
                 opts.hash_mb,
                 Some(opts.budget),
                 picked,
@@ -757,30 +765,54 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
         leaves.truncate(n);
     }
     let proof = &checked.proof;
-    let expected: HashMap<String, i32> = leaves.iter().cloned().collect();
-    let jobs: Vec<Job> = leaves
-        .chunks(opts.per_job.max(1))
-        .enumerate()
-        .map(|(i, c)| {
-            Job::new(
-                i as JobId + 1,
+    // each leaf's claim and the values it may have, `lo..=hi` each
+    type Bounds = (i32, i32);
+    let mut expected: HashMap<String, (Bounds, Bounds)> = HashMap::new();
+    // a leaf with one bound is asked that bound's question, as the proof asked it; a value or
+    // two bounds are checked against the value
+    let mut by_question: std::collections::BTreeMap<Option<i32>, Vec<String>> =
+        std::collections::BTreeMap::new();
+    for (moves, (lo, hi)) in &leaves {
+        let range = position(proof.size, moves)
+            .map(|p| examine(&p, proof.goal, false).look.range)
+            .unwrap_or((*lo, *hi));
+        let question = match (*lo > range.0, *hi < range.1) {
+            (true, false) => Some(*lo),
+            (false, true) => Some(*hi + 1),
+            _ => None,
+        };
+        expected.insert(moves.clone(), ((*lo, *hi), range));
+        by_question.entry(question).or_default().push(moves.clone());
+    }
+    let mut jobs: Vec<Job> = Vec::new();
+    for (question, positions) in by_question {
+        for c in positions.chunks(opts.per_job.max(1)) {
+            jobs.push(Job::new(
+                jobs.len() as JobId + 1,
                 proof.size,
                 proof.goal,
+                question,
                 opts.hash_mb,
                 None,
-                c.iter().map(|(m, _)| m.clone()).collect(),
-            )
-        })
-        .collect();
+                c.to_vec(),
+            ));
+        }
+    }
     let mut errors = checked.errors.clone();
-    let solved = run_all(opts, jobs, proof.goal, log, |moves, value| {
-        match (expected.get(moves), value) {
-            (Some(&e), Some(v)) if e == v => {}
-            (Some(&e), Some(v)) => errors.push(format!(
-                "leaf {moves}: the certificate says {e}, the solver says {v}"
+    let solved = run_all(opts, jobs, proof.goal, log, |moves, found| {
+        let Some(&((lo, hi), (tmin, tmax))) = expected.get(moves) else {
+            return;
+        };
+        match found {
+            // what the solver proved, within the values the position may have, must lie
+            // within the certificate's bounds
+            Some((a, b)) if lo <= a.max(tmin) && b.min(tmax) <= hi => {}
+            Some((a, b)) => errors.push(format!(
+                "leaf {moves}: the certificate says {}, the solver says {}",
+                span(lo, hi, (tmin, tmax)),
+                span(a.max(tmin), b.min(tmax), (tmin, tmax))
             )),
-            (_, None) => errors.push(format!("leaf {moves}: not solved")),
-            (None, _) => {}
+            None => errors.push(format!("leaf {moves}: not solved")),
         }
     })
     .map_err(|e| vec![e])?;
@@ -796,14 +828,25 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
     })
 }
 
+/// Bounds `lo..=hi` of a position whose values lie in `range`, in words: `3`, `at least 0`,
+/// `at most -1`, `1..5`.
+fn span(lo: i32, hi: i32, range: (i32, i32)) -> String {
+    match (lo, hi) {
+        _ if lo == hi => lo.to_string(),
+        _ if hi >= range.1 => format!("at least {lo}"),
+        _ if lo <= range.0 => format!("at most {hi}"),
+        _ => format!("{lo}..{hi}"),
+    }
+}
+
 /// Runs `jobs` to their end on the runner of `opts`, calling `each` with every position's
-/// move string and value; the positions solved.
+/// move string and bounds; the positions solved.
 fn run_all(
     opts: &VerifyOptions,
     jobs: Vec<Job>,
     goal: Goal,
     log: &mut dyn Write,
-    mut each: impl FnMut(&str, Option<i32>),
+    mut each: impl FnMut(&str, Option<(i32, i32)>),
 ) -> Result<usize, String> {
     let total = jobs.len();
     let mut queue: VecDeque<Job> = jobs.into();
@@ -843,8 +886,8 @@ fn run_all(
                         match check_run(&f.job, &f.lines, goal) {
                             Ok(results) => {
                                 for r in results {
-                                    if let Line::Result { moves, value, .. } = r {
-                                        each(&moves, value);
+                                    if let Line::Result { moves, bounds, .. } = r {
+                                        each(&moves, bounds);
                                         solved += 1;
                                     }
                                 }

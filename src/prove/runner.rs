@@ -574,8 +574,16 @@ mod tests {
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut r = Local::start(1, fake.to_str().unwrap());
         let size = "7x6".parse().unwrap();
-        r.submit(&Job::new(7, size, Goal::Weak, 1, None, vec!["4".into()]))
-            .unwrap();
+        r.submit(&Job::new(
+            7,
+            size,
+            Goal::Weak,
+            None,
+            1,
+            None,
+            vec!["4".into()],
+        ))
+        .unwrap();
         let started = Instant::now();
         while !r.running.lock().unwrap().contains_key(&7) {
             assert!(started.elapsed() < Duration::from_secs(20), "never started");

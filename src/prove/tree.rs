@@ -4,8 +4,11 @@
 //! A node is a position (a position and its mirror image are one node, so the tree is a graph:
 //! positions reached by several move orders share a node). A node is a leaf until a job says it
 //! was not proven within its budget; then it is expanded, and its children are leaves. Each node
-//! has bounds `lo..=hi` on its value (side to move's view): a leaf's from the rules or its job,
-//! an expanded node's backed up from its children by negamax.
+//! has bounds `lo..=hi` on its value (side to move's view): a leaf's from the rules or its jobs,
+//! an expanded node's backed up from its children by negamax (and kept within what jobs proved
+//! of it before). A job answers only the question its leaf asks (below), so a leaf mostly has
+//! one bound; when the question changes, a leaf whose bound does not answer the new one is
+//! handed out again.
 //!
 //! Which leaf next: proof-number search on one question at a time, "is the root's value at
 //! least `t`?" (win/draw/loss is two questions, `t` = 0 and `t` = 1; an exact score a few more).
@@ -32,10 +35,51 @@ pub const INF: u64 = u64::MAX / 4;
 /// What a job found of a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fact {
-    /// Its value (win/draw/loss or the exact score, side to move's view) and the solver's nodes.
-    Solved { value: i32, nodes: u64 },
+    /// Bounds on its value (win/draw/loss or the exact score, side to move's view; `lo == hi`
+    /// for a value, `i32::MIN` or `i32::MAX` for no bound on that side) and the solver's nodes.
+    Bounds { lo: i32, hi: i32, nodes: u64 },
     /// Not proven within the job's budget, after that many nodes.
     Unproven { nodes: u64 },
+}
+
+/// All the jobs found of a position: the bounds they proved, the nodes that took, and whether
+/// one of them left it unproven (it is expanded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Known {
+    pub lo: i32,
+    pub hi: i32,
+    pub nodes: u64,
+    pub unproven: bool,
+}
+
+impl Default for Known {
+    fn default() -> Known {
+        Known {
+            lo: i32::MIN,
+            hi: i32::MAX,
+            nodes: 0,
+            unproven: false,
+        }
+    }
+}
+
+impl Known {
+    /// Adds what one more job found.
+    pub fn add(&mut self, fact: Fact) {
+        match fact {
+            Fact::Bounds { lo, hi, nodes } => {
+                self.lo = self.lo.max(lo);
+                self.hi = self.hi.min(hi);
+                self.nodes += nodes;
+            }
+            Fact::Unproven { .. } => self.unproven = true,
+        }
+    }
+
+    /// Whether the value itself is known (nothing a job says after that changes anything).
+    pub fn is_value(&self) -> bool {
+        self.lo == self.hi
+    }
 }
 
 /// A node's place in the work.
@@ -45,7 +89,7 @@ pub enum Work {
     Open,
     /// A leaf handed out in this job.
     Pending(JobId),
-    /// A leaf a job solved, or one the rules settle.
+    /// A leaf whose value the rules or jobs settle.
     Solved,
     /// Expanded: its value comes from its children.
     Expanded,
@@ -59,8 +103,11 @@ pub struct Node {
     pub parents: Vec<u32>,
     pub children: Vec<u32>,
     pub work: Work,
-    /// What the job that solved it counted.
+    /// What the jobs that bounded it counted.
     pub nodes: Option<u64>,
+    /// The bounds the rules and the jobs give it: a leaf's `lo..=hi`; an expanded node's stay
+    /// within them.
+    pub known: (i32, i32),
     pub lo: i32,
     pub hi: i32,
     pub pn: u64,
@@ -74,7 +121,7 @@ pub struct Tree {
     pub goal: Goal,
     pub nodes: Vec<Node>,
     index: HashMap<u128, u32>,
-    facts: HashMap<u128, Fact>,
+    facts: HashMap<u128, Known>,
     root_discs: u32,
     /// Positions less than this many moves from the root are expanded without a job.
     split: u32,
@@ -89,7 +136,7 @@ impl Tree {
         root: AnyPosition,
         moves: &str,
         goal: Goal,
-        facts: HashMap<u128, Fact>,
+        facts: HashMap<u128, Known>,
         split: u32,
     ) -> Tree {
         let look = examine(&root, goal, false).look;
@@ -140,23 +187,14 @@ impl Tree {
         self.node_of(examine(&p, self.goal, false).look.key)
     }
 
-    pub fn fact(&self, key: u128) -> Option<Fact> {
-        self.facts.get(&key).copied()
-    }
-
-    /// What is known: every fact from the jobs so far.
-    pub fn facts(&self) -> impl Iterator<Item = (&u128, &Fact)> {
-        self.facts.iter()
-    }
-
     /// The question in the middle of the root's bounds: it splits them in two.
     fn middle(&self) -> i32 {
         let (lo, hi) = self.bounds();
         lo + (hi - lo + 1) / 2
     }
 
-    /// The question a node asks of its own value.
-    fn asks(&self, n: &Node) -> i32 {
+    /// The question a node asks of its own value: is it at least this?
+    pub fn asks(&self, n: &Node) -> i32 {
         if (n.look.discs - self.root_discs).is_multiple_of(2) {
             self.question
         } else {
@@ -178,12 +216,14 @@ impl Tree {
     /// job's value where there is one; the caller decides whether to expand it.
     fn push_node(&mut self, pos: AnyPosition, moves: String, look: Look) -> u32 {
         let id = self.nodes.len() as u32;
-        let (work, nodes, lo, hi) = match (look.settled, self.facts.get(&look.key)) {
-            (Some(v), _) => (Work::Solved, None, v, v),
-            (None, Some(&Fact::Solved { value, nodes })) => {
-                (Work::Solved, Some(nodes), value, value)
+        let (work, nodes, (lo, hi)) = match (look.settled, self.facts.get(&look.key)) {
+            (Some(v), _) => (Work::Solved, None, (v, v)),
+            (None, Some(k)) => {
+                let b = within(look.range, k);
+                let work = if b.0 == b.1 { Work::Solved } else { Work::Open };
+                (work, (k.nodes > 0).then_some(k.nodes), b)
             }
-            _ => (Work::Open, None, look.range.0, look.range.1),
+            (None, None) => (Work::Open, None, look.range),
         };
         self.nodes.push(Node {
             pos,
@@ -193,6 +233,7 @@ impl Tree {
             children: Vec::new(),
             work,
             nodes,
+            known: (lo, hi),
             lo,
             hi,
             pn: 1,
@@ -208,8 +249,7 @@ impl Tree {
     fn to_expand(&self, look: &Look) -> bool {
         look.settled.is_none()
             && match self.facts.get(&look.key) {
-                Some(Fact::Unproven { .. }) => true,
-                Some(Fact::Solved { .. }) => false,
+                Some(k) => k.unproven && !k.is_value(),
                 None => look.discs - self.root_discs < self.split,
             }
     }
@@ -251,24 +291,32 @@ impl Tree {
 
     /// Records what a job found of the position with this key, and updates the tree.
     pub fn learn(&mut self, key: u128, fact: Fact) {
-        if let Some(Fact::Solved { .. }) = self.facts.get(&key) {
+        let known = self.facts.entry(key).or_default();
+        if known.is_value() {
             // a value is for ever; a rerun says the same
             return;
         }
-        self.facts.insert(key, fact);
+        known.add(fact);
+        let known = *known;
         let Some(&id) = self.index.get(&key) else {
             return;
         };
         let n = &mut self.nodes[id as usize];
-        if n.look.settled.is_some() || matches!(n.work, Work::Expanded | Work::Solved) {
+        if n.look.settled.is_some() || n.work == Work::Solved {
             return;
         }
+        n.known = within(n.look.range, &known);
+        n.nodes = (known.nodes > 0).then_some(known.nodes);
         match fact {
-            Fact::Solved { value, nodes } => {
-                n.work = Work::Solved;
-                n.nodes = Some(nodes);
-                n.lo = value;
-                n.hi = value;
+            // an expanded node keeps its children's bounds, within what is known of it
+            _ if n.work == Work::Expanded => self.propagate(vec![id]),
+            Fact::Bounds { .. } => {
+                (n.lo, n.hi) = n.known;
+                n.work = if n.lo == n.hi {
+                    Work::Solved
+                } else {
+                    Work::Open
+                };
                 self.propagate(vec![id]);
             }
             Fact::Unproven { .. } => {
@@ -355,8 +403,8 @@ impl Tree {
                 lo = lo.max(-c.hi);
                 hi = hi.max(-c.lo);
             }
-            lo = lo.max(n.look.range.0);
-            hi = hi.min(n.look.range.1);
+            lo = lo.max(n.known.0);
+            hi = hi.min(n.known.1);
         }
         let asks = self.asks(n);
         let (pn, dn, free) = if lo >= asks {
@@ -442,6 +490,11 @@ impl Tree {
     }
 }
 
+/// The bounds of `known` within `range`.
+fn within(range: (i32, i32), known: &Known) -> (i32, i32) {
+    (range.0.max(known.lo), range.1.min(known.hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,8 +521,9 @@ mod tests {
         assert!(t.matters(g1) && t.matters(g2) && t.matters(other));
         t.learn(
             t.nodes[g1 as usize].look.key,
-            Fact::Solved {
-                value: -1,
+            Fact::Bounds {
+                lo: -1,
+                hi: -1,
                 nodes: 10,
             },
         );
