@@ -47,6 +47,7 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Run(&[("vier solve < tests/data/pons/Test_L2_R1", "head -n 20 tests/data/pons/Test_L2_R1 | vier solve")]),
         ),
         // docs/solve.md
+        ("echo 4453 | vier solve --at-least 0 --no-book", Run(NONE)),
         (
             "echo - | vier solve --no-book --hash 1024",
             Run(&[("vier solve --no-book", "vier solve --size 5x4 --no-book")]),

@@ -27,12 +27,13 @@ pub struct ProveArgs {
     /// not be proven within the budget); to start a proof.
     #[arg(long, value_name = "N")]
     split: Option<u32>,
-    /// The most nodes each position of a job may take before it is expanded instead.
-    #[arg(long, default_value_t = 1 << 22, value_parser = clap::value_parser!(u64).range(4096..))]
-    budget_nodes: u64,
-    /// The table of each job, MB.
-    #[arg(long, default_value_t = 16, value_parser = super::table_mb)]
-    hash: usize,
+    /// The most nodes each position of a job may take before it is expanded instead (default:
+    /// the last job's in DIR, for a new proof 4194304).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(4096..))]
+    budget_nodes: Option<u64>,
+    /// The table of each job, MB (default: the last job's in DIR, for a new proof 16).
+    #[arg(long, value_name = "MB", value_parser = super::table_mb)]
+    hash: Option<usize>,
     /// Jobs handed out at once (default: this machine's cores). With --runner, at least the
     /// runner's own (`parallel -j N`): more keep it busy, and may prove more than is needed.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
@@ -125,7 +126,7 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
             certificate,
             sample: args.sample,
             seed: args.seed,
-            hash_mb: args.hash,
+            hash_mb: args.hash.unwrap_or(prove::DEFAULT_HASH_MB),
             jobs,
             per_job: args.per_job as usize,
             runner,

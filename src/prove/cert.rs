@@ -25,7 +25,7 @@
 //! leaf's value alone, `<moves> leaf <value> <nodes>`; it is still read.
 //!
 //! [`check`] recomputes all of that from the rules ([`super::rules`]), and returns the leaves,
-//! which `vier prove --verify` then solves again.
+//! which `vier prove --verify` then asks again.
 
 use super::rules::{child_moves, examine, position, Goal};
 use super::state::Proof;

@@ -111,6 +111,11 @@ impl Job {
         self.arg("--budget-nodes")?.parse().ok()
     }
 
+    /// The table the job's `vier solve` has, MB.
+    pub fn hash_mb(&self) -> Option<usize> {
+        self.arg("--hash")?.parse().ok()
+    }
+
     /// The question the job asks of each position: is its value at least this?
     pub fn at_least(&self) -> Option<i32> {
         self.arg("--at-least")?.parse().ok()
@@ -322,6 +327,7 @@ mod tests {
         assert!(Job::parse_file(17, &text.replace("4453", "4;rm")).is_err());
         assert_eq!(j.budget(), Some(4096));
         assert_eq!(j.at_least(), Some(1));
+        assert_eq!(j.hash_mb(), Some(16));
         assert_eq!(
             j.command("/opt/my vier"),
             "printf '%s\\n' 4453 - | '/opt/my vier' solve --size 7x6 --weak --at-least 1 \

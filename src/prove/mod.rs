@@ -9,7 +9,7 @@
 //! budget is expanded and its children handed out. Everything it knows is in the state folder
 //! ([`state`]): killed at any moment and started again, it goes on. At the end the folder holds
 //! a certificate ([`cert`]), which [`verify`] checks again without trusting the run: it
-//! recomputes the back-up from the rules ([`rules`]) and solves the leaves again.
+//! recomputes the back-up from the rules ([`rules`]) and asks the leaves again.
 
 pub mod cert;
 pub mod jobs;
@@ -34,10 +34,11 @@ pub struct ProveOptions {
     pub dir: PathBuf,
     /// What to prove, for a new state folder (`None`: the folder's own).
     pub proof: Option<Proof>,
-    /// The nodes each position of a job may take.
-    pub budget: u64,
-    /// Each job's table, MB.
-    pub hash_mb: usize,
+    /// The nodes each position of a job may take (`None`: the last job's, else
+    /// [`DEFAULT_BUDGET`]).
+    pub budget: Option<u64>,
+    /// Each job's table, MB (`None`: the last job's, else [`DEFAULT_HASH_MB`]).
+    pub hash_mb: Option<usize>,
     /// Jobs handed to the runner at once.
     pub jobs: usize,
     /// Positions in one job.
@@ -48,6 +49,12 @@ pub struct ProveOptions {
     /// Seconds between progress reports.
     pub report_every: Duration,
 }
+
+/// A job's node budget when neither the command nor an earlier job says.
+pub const DEFAULT_BUDGET: u64 = 1 << 22;
+
+/// A job's table, MB, when neither the command nor an earlier job says.
+pub const DEFAULT_HASH_MB: usize = 16;
 
 /// A finished proof.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,6 +156,8 @@ struct Loaded {
     /// Jobs without a result that no longer matter.
     dropped: usize,
     next_id: JobId,
+    /// The job written last: a proof started again goes on with its budget and table.
+    last: Option<Job>,
     notes: Vec<String>,
 }
 
@@ -261,12 +270,14 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
         rerun.push(j.clone());
     }
     let next_id = jobs.iter().map(|j| j.id + 1).max().unwrap_or(1);
+    let last = jobs.iter().max_by_key(|j| j.id).cloned();
     Ok(Loaded {
         tree,
         totals,
         rerun,
         dropped,
         next_id,
+        last,
         notes,
     })
 }
@@ -304,15 +315,25 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         rerun,
         dropped,
         mut next_id,
+        last,
         notes,
     } = load(&state, true)?;
+    let budget = opts
+        .budget
+        .or_else(|| last.as_ref().and_then(Job::budget))
+        .unwrap_or(DEFAULT_BUDGET);
+    let hash_mb = opts
+        .hash_mb
+        .or_else(|| last.as_ref().and_then(Job::hash_mb))
+        .unwrap_or(DEFAULT_HASH_MB);
     for n in &notes {
         let _ = writeln!(log, "vier prove: {n}");
     }
     if !rerun.is_empty() || totals.jobs > 0 {
         let _ = writeln!(
             log,
-            "vier prove: resuming {}: {} jobs done, {} to run again{}",
+            "vier prove: resuming {}: {} jobs done, {} to run again{}; new jobs of {budget} \
+             nodes with {hash_mb} MB tables",
             state.dir.display(),
             totals.jobs,
             rerun.len(),
@@ -381,8 +402,8 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 proof.size,
                 proof.goal,
                 asks,
-                opts.hash_mb,
-                Some(opts.budget),
+                hash_mb,
+                Some(budget),
                 picked,
             );
             next_id += 1;

@@ -11,7 +11,7 @@
 //! DIR/expanded          positions the front end expanded without a job, one move string a
 //!                       line, appended (a last line cut short is dropped)
 //! DIR/progress          the last progress report, `key value` lines
-//! DIR/certificate       the proof tree with every leaf's value, once the root is proven
+//! DIR/certificate       the proof tree with every leaf's bounds, once the root is proven
 //! ```
 //!
 //! The tree is not stored: it follows from the root and the results (a position a job left
