@@ -147,6 +147,43 @@ fn discs_of(moves: &str) -> usize {
     }
 }
 
+/// Nodes of the engine's heuristic search that guesses the root's outcome.
+const GUESS_NODES: u64 = 1 << 18;
+
+/// The proof's first question: "is the root won?" (1) where the engine's heuristic search of
+/// [`GUESS_NODES`] nodes (one thread: the same guess each run) scores it above 0, else "is it
+/// at least drawn?" (0). A job asks its leaf one question, so a proof that asks the wrong one
+/// first proves it, then proves the other: on the 11x4 root `eggf`, a win, asking 0 first took
+/// 4.8 times the nodes of one solve, asking 1 first 1.5 times (32 M-node jobs).
+fn first_question(root: &crate::board::AnyPosition) -> i32 {
+    struct Guess;
+    impl crate::board::PositionJob for Guess {
+        type Output = bool;
+        fn run<const W: usize, const H: usize, B: crate::bits::Bitboard>(
+            self,
+            p: crate::board::Position<W, H, B>,
+        ) -> bool {
+            use crate::search::{Iteration, SearchLimits, Searcher};
+            if p.is_game_over() {
+                return false;
+            }
+            let limits = SearchLimits {
+                nodes: Some(GUESS_NODES),
+                multipv: 1,
+                ..Default::default()
+            };
+            let control = crate::control::SearchControl::unlimited();
+            let r = Searcher::new(16).search(&p, &limits, &control, &mut |_: &Iteration| {});
+            r.last.lines.first().is_some_and(|l| match l.value.score {
+                crate::score::Score::Win(_) => true,
+                crate::score::Score::Cp(x) => x > 0,
+                _ => false,
+            })
+        }
+    }
+    root.run(Guess) as i32
+}
+
 /// A state folder read back: its tree, the jobs still to run and the totals.
 struct Loaded {
     tree: Tree,
@@ -248,7 +285,8 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
         }
     }
     let root = position(proof.size, &proof.root)?;
-    let mut tree = Tree::new(root, &proof.root, proof.goal, facts, proof.split);
+    let first = first_question(&root);
+    let mut tree = Tree::new(root, &proof.root, proof.goal, facts, proof.split, first);
     let mut rerun = Vec::new();
     let mut dropped = 0;
     for j in jobs.iter().filter(|j| !done.contains(&j.id)) {

@@ -19,8 +19,8 @@
 //! disproof number of its children and the sum of their proof numbers. The most
 //! proving leaf is found by walking down to the child of least disproof number, among the
 //! children that still have a leaf nobody is working on (`free`): so several jobs at once go to
-//! the best leaves that are not yet handed out. `t` starts in the middle of the root's bounds
-//! and moves when the root's answer to it is known.
+//! the best leaves that are not yet handed out. The first `t` is the front end's guess (see
+//! `prove::first_question`), then the middle of what the root's bounds leave open.
 
 use super::rules::{child_moves, examine, Goal, Look};
 use crate::board::{AnyPosition, Size};
@@ -132,12 +132,14 @@ pub struct Tree {
 impl Tree {
     /// The tree of a proof of `root` (`moves` its move string), knowing `facts` already; the
     /// positions less than `split` moves from the root are expanded at once, without a job.
+    /// The first question is `first` if the root's bounds leave it open, else their middle.
     pub fn new(
         root: AnyPosition,
         moves: &str,
         goal: Goal,
         facts: HashMap<u128, Known>,
         split: u32,
+        first: i32,
     ) -> Tree {
         let look = examine(&root, goal, false).look;
         let mut t = Tree {
@@ -152,7 +154,12 @@ impl Tree {
         };
         let moves = if moves.is_empty() { "-" } else { moves };
         t.add_node(root, moves.to_string(), look);
-        t.question = t.middle();
+        let (lo, hi) = t.bounds();
+        t.question = if lo < first && first <= hi {
+            first
+        } else {
+            t.middle()
+        };
         t.recompute_all();
         t.settle_question();
         t
@@ -503,11 +510,38 @@ mod tests {
     fn tree_of(size: &str, split: u32) -> Tree {
         let size: Size = size.parse().unwrap();
         let root = position(size, "-").unwrap();
-        Tree::new(root, "-", Goal::Weak, HashMap::new(), split)
+        Tree::new(root, "-", Goal::Weak, HashMap::new(), split, 0)
     }
 
     fn id(t: &Tree, moves: &str) -> u32 {
         t.node_at(moves).unwrap()
+    }
+
+    #[test]
+    fn the_first_question_is_the_guess_and_the_next_what_is_left_open() {
+        // 4x4, one move expanded: asked "won?" first; every first move at least a draw for
+        // the opponent answers no, and the question moves to "at least a draw?"
+        let size: Size = "4x4".parse().unwrap();
+        let root = position(size, "-").unwrap();
+        let mut t = Tree::new(root, "-", Goal::Weak, HashMap::new(), 1, 1);
+        assert_eq!(t.question(), 1);
+        let kids = t.nodes[0].children.clone();
+        for &c in &kids {
+            let key = t.nodes[c as usize].look.key;
+            t.learn(
+                key,
+                Fact::Bounds {
+                    lo: 0,
+                    hi: i32::MAX,
+                    nodes: 1,
+                },
+            );
+        }
+        assert_eq!(t.bounds(), (-1, 0));
+        assert_eq!(t.question(), 0);
+        // a guess the bounds do not leave open is not asked
+        let t = Tree::new(root, "-", Goal::Weak, HashMap::new(), 1, 5);
+        assert_eq!(t.question(), 0);
     }
 
     #[test]
