@@ -268,16 +268,12 @@ pub fn run(
                 Answer::Score(s) => (s.to_string(), Some(*s), Ok(proof)),
                 Answer::AtLeast(yes) => {
                     let t = opts.at_least.expect("asked");
-                    let text = if *yes {
-                        format!(">={t}")
+                    let (sign, bound) = if *yes {
+                        (">=", t)
                     } else {
-                        format!("<={}", t.saturating_sub(1))
+                        ("<=", t.saturating_sub(1))
                     };
-                    (
-                        text,
-                        Some(if *yes { t } else { t.saturating_sub(1) }),
-                        Ok(proof),
-                    )
+                    (format!("{sign}{bound}"), Some(bound), Ok(proof))
                 }
                 Answer::Best(_) => unreachable!("vier solve asks for no best move"),
             },

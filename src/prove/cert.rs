@@ -133,6 +133,28 @@ pub enum Entry {
     },
 }
 
+impl Entry {
+    /// The bounds the line states.
+    fn bounds(&self) -> (i32, i32) {
+        match *self {
+            Entry::Node { at_least, at_most }
+            | Entry::Leaf {
+                at_least, at_most, ..
+            } => (at_least, at_most),
+        }
+    }
+}
+
+/// A leaf of a certificate, to ask again.
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    pub moves: String,
+    /// What the certificate says of it, `lo..=hi`.
+    pub bounds: (i32, i32),
+    /// The values the position may have, by the rules.
+    pub range: (i32, i32),
+}
+
 /// A certificate read: what it proves, the leaves to solve again, and what does not hold.
 #[derive(Clone, Debug)]
 pub struct Checked {
@@ -140,8 +162,7 @@ pub struct Checked {
     pub value: i32,
     /// Lines read.
     pub lines: usize,
-    /// Each leaf: its move string and bounds.
-    pub leaves: Vec<(String, (i32, i32))>,
+    pub leaves: Vec<Leaf>,
     /// What does not hold (at most 20 of them), each naming its position: a line that is no
     /// position, a node whose bounds its children's lines do not show, a root of another value.
     pub errors: Vec<String>,
@@ -264,43 +285,20 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
         Err(e) => return Err(vec![format!("root: {e}")]),
     };
     let root_look = examine(&root, proof.goal, false).look;
-    let root_ok = match (root_look.settled, entries.get(&root_look.key)) {
-        (Some(v), _) => v == value,
-        (None, Some((_, Entry::Node { at_least, at_most })))
-        | (
-            None,
-            Some((
-                _,
-                Entry::Leaf {
-                    at_least, at_most, ..
-                },
-            )),
-        ) => *at_least == value && *at_most == value,
-        (None, None) => false,
+    // a position's bounds: the rules', or its line's
+    let bound = |key: u128, settled: Option<i32>| -> Option<(i32, i32)> {
+        match settled {
+            Some(v) => Some((v, v)),
+            None => entries.get(&key).map(|(_, e)| e.bounds()),
+        }
     };
-    if !root_ok {
+    if bound(root_look.key, root_look.settled) != Some((value, value)) {
         errors.push(format!(
             "the root {} is not shown to be {value}",
             proof.root
         ));
     }
     // every node's bounds from its children
-    let bound = |key: u128, settled: Option<i32>| -> Option<(i32, i32)> {
-        match (settled, entries.get(&key)) {
-            (Some(v), _) => Some((v, v)),
-            (None, Some((_, Entry::Node { at_least, at_most })))
-            | (
-                None,
-                Some((
-                    _,
-                    Entry::Leaf {
-                        at_least, at_most, ..
-                    },
-                )),
-            ) => Some((*at_least, *at_most)),
-            (None, None) => None,
-        }
-    };
     let mut leaves = Vec::new();
     let mut sorted: Vec<(&u128, &(String, Entry))> = entries.iter().collect();
     sorted.sort_by(|a, b| (a.1 .0.len(), &a.1 .0).cmp(&(b.1 .0.len(), &b.1 .0)));
@@ -316,7 +314,11 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
                         "{moves}: leaf bounds {at_least}..{at_most} are not within {tmin}..{tmax}"
                     ));
                 }
-                leaves.push((moves.clone(), (at_least, at_most)));
+                leaves.push(Leaf {
+                    moves: moves.clone(),
+                    bounds: (at_least, at_most),
+                    range: (tmin, tmax),
+                });
             }
             Entry::Node { at_least, at_most } => {
                 let ex = examine(&pos, proof.goal, true);

@@ -831,17 +831,18 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
     // two bounds are checked against the value
     let mut by_question: std::collections::BTreeMap<Option<i32>, Vec<String>> =
         std::collections::BTreeMap::new();
-    for (moves, (lo, hi)) in &leaves {
-        let range = position(proof.size, moves)
-            .map(|p| examine(&p, proof.goal, false).look.range)
-            .unwrap_or((*lo, *hi));
-        let question = match (*lo > range.0, *hi < range.1) {
-            (true, false) => Some(*lo),
-            (false, true) => Some(*hi + 1),
+    for leaf in &leaves {
+        let ((lo, hi), range) = (leaf.bounds, leaf.range);
+        let question = match (lo > range.0, hi < range.1) {
+            (true, false) => Some(lo),
+            (false, true) => Some(hi + 1),
             _ => None,
         };
-        expected.insert(moves.clone(), ((*lo, *hi), range));
-        by_question.entry(question).or_default().push(moves.clone());
+        expected.insert(leaf.moves.clone(), (leaf.bounds, range));
+        by_question
+            .entry(question)
+            .or_default()
+            .push(leaf.moves.clone());
     }
     let mut jobs: Vec<Job> = Vec::new();
     for (question, positions) in by_question {
