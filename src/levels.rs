@@ -147,16 +147,16 @@ fn perceived(level: &Level, score: Score, overlooked: bool) -> f64 {
     match score {
         Score::Cp(cp) => f64::from(cp.clamp(-CP_CAP, CP_CAP)),
         Score::Draw => 0.0,
-        Score::Win(n) => {
-            let plies = (2 * n).saturating_sub(1);
+        Score::Win(_) => {
+            let plies = score.plies().unwrap_or(0);
             if seen(plies) {
                 SEEN - f64::from(plies)
             } else {
                 level.hunch
             }
         }
-        Score::Loss(n) => {
-            let plies = 2 * n;
+        Score::Loss(_) => {
+            let plies = score.plies().unwrap_or(0);
             if seen(plies) {
                 -SEEN + f64::from(plies)
             } else {

@@ -200,6 +200,33 @@ impl Score {
     pub fn mate_depth(n: u32) -> u32 {
         Score::Win(n).plies().unwrap_or(0).max(1)
     }
+
+    /// The score in the side to move's order of preference, as one number to compare: a win
+    /// above every heuristic value and a sooner win above a later one, a loss below every
+    /// heuristic value and a later loss above a sooner one, a draw as `cp 0`.
+    pub fn rank(self) -> i32 {
+        // the plies to the end, which a board's cells bound far below MATE
+        let plies = self.plies().map_or(0, |p| p.min(MATE as u32) as i32);
+        match self {
+            Score::Win(_) => 2 * MATE - plies,
+            Score::Loss(_) => -2 * MATE + plies,
+            Score::Draw => 0,
+            Score::Cp(x) => x.clamp(-(MATE - 1), MATE - 1),
+        }
+    }
+
+    /// The score a protocol line writes as `<kind> <n>` (`cp 35`, `mate 3`, `mate -4`,
+    /// `mate 0`: what [`Display`](std::fmt::Display) writes), or `None` for another kind. The
+    /// number is clamped to what a board can mean (a centipawn score to ±100,000, a mate to
+    /// 100 discs), so that another engine's absurd number cannot overflow anything.
+    pub fn from_protocol(kind: &str, n: i64) -> Option<Score> {
+        match kind {
+            "cp" => Some(Score::Cp(n.clamp(-100_000, 100_000) as i32)),
+            "mate" if n > 0 => Some(Score::Win(n.min(100) as u32)),
+            "mate" => Some(Score::Loss(n.unsigned_abs().min(100) as u32)),
+            _ => None,
+        }
+    }
 }
 
 /// Whether a reported score is the position's value or only a bound on it.
@@ -373,6 +400,40 @@ mod tests {
             // a game won with the very last cell is a loss of 1 for the side to move after it
             assert_eq!(lost_game(cells, cells), -1, "{size}");
         }
+    }
+
+    #[test]
+    fn scores_rank_as_the_side_to_move_prefers_them_and_read_back_as_written() {
+        let order = [
+            Score::Loss(1),
+            Score::Loss(5),
+            Score::Cp(-20_000),
+            Score::Cp(-1),
+            Score::Draw,
+            Score::Cp(1),
+            Score::Cp(20_000),
+            Score::Win(9),
+            Score::Win(1),
+        ];
+        for pair in order.windows(2) {
+            assert!(pair[0].rank() <= pair[1].rank(), "{:?}", pair);
+        }
+        assert_eq!(Score::Draw.rank(), Score::Cp(0).rank());
+        for s in [
+            Score::Cp(-35),
+            Score::Win(3),
+            Score::Loss(4),
+            Score::Loss(0),
+        ] {
+            let text = s.to_string();
+            let (kind, n) = text.split_once(' ').unwrap();
+            assert_eq!(Score::from_protocol(kind, n.parse().unwrap()), Some(s));
+        }
+        assert_eq!(
+            Score::from_protocol("mate", i64::MIN),
+            Some(Score::Loss(100))
+        );
+        assert_eq!(Score::from_protocol("wdl", 3), None);
     }
 
     #[test]
