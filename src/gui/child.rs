@@ -42,7 +42,7 @@ pub const MAX_LINES_PER_SECOND: u32 = 20_000;
 /// How long the keeper has to end the engine and all it started before it is killed itself.
 const KEEPER_GRACE: Duration = Duration::from_secs(5);
 
-pub struct Engine {
+pub struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
     out: Output,
@@ -134,9 +134,9 @@ fn command(cmd: &EngineCmd) -> Result<Command, String> {
     }
 }
 
-impl Engine {
+impl EngineProcess {
     /// Starts the engine and completes `uci`/`uciok` and `isready`/`readyok`.
-    pub async fn start(cmd: &EngineCmd) -> Result<Engine, String> {
+    pub async fn start(cmd: &EngineCmd) -> Result<EngineProcess, String> {
         let mut child = command(cmd)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -147,7 +147,7 @@ impl Engine {
         let stdin = child.stdin.take().ok_or("engine has no stdin")?;
         let stdout = child.stdout.take().ok_or("engine has no stdout")?;
         let pid = child.id();
-        let mut e = Engine {
+        let mut e = EngineProcess {
             child,
             stdin,
             out: Output {
@@ -303,14 +303,7 @@ pub fn parse_info(line: &str) -> Option<Info> {
             "multipv" => multipv = t.next()?.parse().ok()?,
             "score" => {
                 let kind = t.next()?;
-                let v: i64 = t.next()?.parse().ok()?;
-                score = Some(match kind {
-                    "cp" => Score::Cp(v.clamp(-100_000, 100_000) as i32),
-                    // clamped: an engine's absurd number must not overflow anything here
-                    "mate" if v > 0 => Score::Win(v.min(100) as u32),
-                    "mate" => Score::Loss(v.unsigned_abs().min(100) as u32),
-                    _ => return None,
-                });
+                score = Some(Score::from_protocol(kind, t.next()?.parse().ok()?)?);
             }
             "lowerbound" => bound = ScoreBound::Lower,
             "upperbound" => bound = ScoreBound::Upper,

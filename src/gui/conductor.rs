@@ -1,10 +1,10 @@
-//! One game's work for its engine, in one place for both drivers: which job the state asks
+//! One game's work for its engine, in one place for both drivers: which task the game asks
 //! for, the searches it takes, what their reports and answers change, and when a search under
-//! way is of no use any more. `vier gui`'s session ([`super::session`]) runs the searches on an
+//! way is of no use any more. `vier gui`'s tab ([`super::tab`]) runs the searches on an
 //! engine process over the protocol; the page without a server (web/) runs them in a Web Worker
 //! with the engine compiled to WebAssembly. Neither decides anything about the game.
 //!
-//! Every call answers an [`Outcome`]: whether the searches under way must stop (the position or
+//! Every call answers a [`Next`]: whether the searches under way must stop (the position or
 //! the settings changed), and the next search to start, if any. Searches carry a key; a report
 //! or an answer with an older key is ignored.
 //!
@@ -12,8 +12,10 @@
 //! searches at once: an analysis one column a lane, a review one position a lane. It calls
 //! [`Conductor::work`] again after each search handed out, until none comes.
 
-use super::game::{self, View};
-use super::state::{Job, Refused, Search, State};
+use super::change::Refused;
+use super::game::Game;
+use super::plan::{Search, Task};
+use super::view::{self, View};
 use crate::board::Size;
 use crate::engine::{clock, Line};
 use std::time::Duration;
@@ -38,16 +40,16 @@ pub struct Order {
 
 /// What a driver does after a call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Next {
     /// Stop the search under way: it is of no use any more.
     pub stop: bool,
     /// Start this search.
     pub search: Option<Order>,
 }
 
-/// The job the engine works on and the searches it has run.
+/// The task the engine works on and the searches it has run.
 struct Active {
-    job: Job,
+    task: Task,
     view: View,
     done: Vec<Search>,
     /// The searches under way and their keys.
@@ -61,9 +63,9 @@ impl Active {
     }
 }
 
-/// A game's state with the work its engine does.
+/// A game with the work its engine does.
 pub struct Conductor {
-    pub state: State,
+    pub game: Game,
     active: Option<Active>,
     /// The key of the latest search handed out.
     key: u64,
@@ -77,9 +79,9 @@ pub struct Conductor {
 }
 
 impl Conductor {
-    pub fn new(state: State) -> Conductor {
+    pub fn new(game: Game) -> Conductor {
         Conductor {
-            state,
+            game,
             active: None,
             key: 0,
             ready: false,
@@ -99,19 +101,18 @@ impl Conductor {
         self.dropped = !watched;
     }
 
-    /// Whether the game wants its engine: a job to do, or an opponent to play, and someone there.
+    /// Whether the game wants its engine: a task to do, or an opponent to play, and someone there.
     pub fn wants_engine(&self) -> bool {
-        !self.dropped
-            && (self.state.job().is_some() || self.state.engine_side != super::state::Side::None)
+        !self.dropped && self.game.wants_engine()
     }
 
     /// A change the person asked for (`f` checks it and makes it, or refuses and changes
     /// nothing), then what the engine should do.
     pub fn change(
         &mut self,
-        f: impl FnOnce(&mut State) -> Result<(), Refused>,
-    ) -> Result<Outcome, Refused> {
-        f(&mut self.state)?;
+        f: impl FnOnce(&mut Game) -> Result<(), Refused>,
+    ) -> Result<Next, Refused> {
+        f(&mut self.game)?;
         self.dropped = false;
         Ok(self.work())
     }
@@ -119,9 +120,9 @@ impl Conductor {
     /// The engine's state: `starting` while it loads, `ready` once it can search (again, after
     /// a failure: the failure's note stays until the person's next change), `error` with why
     /// it cannot.
-    pub fn engine(&mut self, state: &'static str, message: &str) -> Outcome {
+    pub fn engine(&mut self, state: &'static str, message: &str) -> Next {
         self.ready = state == "ready";
-        let e = &mut self.state.engine;
+        let e = &mut self.game.engine;
         e.state = state;
         if state == "error" {
             e.message = message.to_string();
@@ -141,83 +142,83 @@ impl Conductor {
     pub fn report(&mut self, key: u64, depth: u32, lines: &[Line]) {
         if let Some(a) = self.active.as_ref() {
             if let Some(search) = a.search(key) {
-                self.state.report(&a.job, &a.view, &search, depth, lines);
+                self.game.report(&a.task, &a.view, &search, depth, lines);
             }
         }
     }
 
     /// The search `key` ended with `best` (0-based; `None` for no move); what follows.
-    pub fn searched(&mut self, key: u64, best: Option<usize>) -> Outcome {
+    pub fn searched(&mut self, key: u64, best: Option<usize>) -> Next {
         if !self.is_current(key) {
             return self.work();
         }
-        let a = self.active.as_mut().expect("the current search's job");
+        let a = self.active.as_mut().expect("the current search's task");
         let at = a.running.iter().position(|r| r.1 == key).expect("current");
         let (search, _) = a.running.remove(at);
         a.done.push(search);
-        let (job, view) = (a.job.clone(), a.view.clone());
-        match job {
-            Job::Move { .. } => {
+        let (task, view) = (a.task.clone(), a.view.clone());
+        match task {
+            Task::Move { .. } => {
                 let ms = clock::now().saturating_sub(a.started).as_millis() as u64;
-                self.state.finish_move(&job, &view, best.map(|c| c + 1), ms);
+                self.game.finish_move(&task, &view, best.map(|c| c + 1), ms);
             }
-            Job::Review { .. } => self.state.review_searched(&job, &search),
-            Job::Analyse { .. } => {}
+            Task::Review { .. } => self.game.review_searched(&task, &search),
+            Task::Analyse { .. } => {}
         }
         self.work()
     }
 
-    /// The search `key` failed (the engine crashed or hung, and is ended): its job, if still
+    /// The search `key` failed (the engine crashed or hung, and is ended): its task, if still
     /// wanted, is dropped and tried again once the engine is ready again.
-    pub fn failed(&mut self, key: u64, message: &str) -> Outcome {
+    pub fn failed(&mut self, key: u64, message: &str) -> Next {
         if self.is_current(key) {
             self.active = None;
-            self.state.thinking = None;
+            self.game.thinking = None;
         }
         // a search no longer wanted failed too (it did not answer its `stop`): the engine is
         // ended all the same, and said why
         self.ready = false;
-        let e = &mut self.state.engine;
+        let e = &mut self.game.engine;
         e.state = "error";
         e.message = format!("the engine failed: {message}; it was restarted");
         e.restarts += 1;
         self.work()
     }
 
-    /// After any change: drops a job that is no longer wanted (every search of it stops) and
+    /// After any change: drops a task that is no longer wanted (every search of it stops) and
     /// hands out the next search, if a lane is free.
-    pub fn work(&mut self) -> Outcome {
-        let want = self.state.job().filter(|_| !self.dropped);
+    pub fn work(&mut self) -> Next {
+        let want = self.game.task().filter(|_| !self.dropped);
         let mut stop = false;
         if self
             .active
             .as_ref()
-            .is_some_and(|a| Some(&a.job) != want.as_ref())
+            .is_some_and(|a| Some(&a.task) != want.as_ref())
         {
             let a = self.active.take().expect("checked");
             stop = !a.running.is_empty();
-            self.state.thinking = None;
-            if self.state.engine.state != "error" {
-                self.state.engine.state = "ready";
+            self.game.thinking = None;
+            if self.game.engine.state != "error" {
+                self.game.engine.state = "ready";
             }
         }
         if !self.ready {
-            // the engine is not there yet: the job waits for it (`engine("ready")`)
-            return Outcome { stop, search: None };
+            // the engine is not there yet: the task waits for it (`engine("ready")`)
+            return Next { stop, search: None };
         }
-        // a job ends with its last search; the next job (an analysis after the engine's move)
+        // a task ends with its last search; the next task (an analysis after the engine's move)
         // starts at once: at most a move and an analysis per call
         for _ in 0..3 {
             if self.active.is_none() {
-                let Some(job) = self.state.job().filter(|_| !self.dropped) else {
+                let Some(task) = self.game.task().filter(|_| !self.dropped) else {
                     break;
                 };
-                let Ok(view) = game::view(job.size(), job.moves()) else {
+                let Ok(view) = view::view(task.size(), task.moves()) else {
                     break;
                 };
-                self.state.begin(&job, &view);
+                self.game.begin(&task, &view);
                 self.active = Some(Active {
-                    job,
+                    task,
                     view,
                     done: Vec::new(),
                     running: Vec::new(),
@@ -230,46 +231,46 @@ impl Conductor {
             }
             let running: Vec<Search> = a.running.iter().map(|r| r.0).collect();
             match self
-                .state
-                .next_search(&a.job, &a.view, &a.done, &running, self.lanes)
+                .game
+                .next_search(&a.task, &a.view, &a.done, &running, self.lanes)
             {
                 Some(s) => {
                     self.key += 1;
                     a.running.push((s, self.key));
-                    let order = order(&a.job, s, self.key, self.state.game_seed());
-                    return Outcome {
+                    let order = order(&a.task, s, self.key, self.game.game_seed());
+                    return Next {
                         stop,
                         search: Some(order),
                     };
                 }
                 None if !a.running.is_empty() => break,
                 None => {
-                    if let Job::Analyse { .. } = a.job {
+                    if let Task::Analyse { .. } = a.task {
                         let view = a.view.clone();
-                        self.state.analysis_done(&view);
+                        self.game.analysis_done(&view);
                     }
                     self.active = None;
-                    self.state.engine.state = "ready";
-                    self.state.thinking = None;
+                    self.game.engine.state = "ready";
+                    self.game.thinking = None;
                 }
             }
         }
-        Outcome { stop, search: None }
+        Next { stop, search: None }
     }
 }
 
-/// The search `s` of `job` as a driver runs it.
-fn order(job: &Job, s: Search, key: u64, seed: u64) -> Order {
-    let moves = job.moves();
+/// The search `s` of `task` as a driver runs it.
+fn order(task: &Task, s: Search, key: u64, seed: u64) -> Order {
+    let moves = task.moves();
     let upto = s.upto.unwrap_or(moves.len()).min(moves.len());
     Order {
         key,
-        size: job.size(),
+        size: task.size(),
         moves: moves[..upto].iter().map(|c| c - 1).collect(),
         movetime: s.movetime,
-        multipv: if s.only.is_some() { 1 } else { job.multipv() },
+        multipv: if s.only.is_some() { 1 } else { task.multipv() },
         only: s.only.map(|c| c - 1),
-        level: job.level(),
+        level: task.level(),
         seed,
     }
 }
@@ -279,7 +280,7 @@ mod tests {
     use super::*;
 
     /// The searches handed out after `out`, calling `work` until none comes (as the page does).
-    fn all(c: &mut Conductor, out: Outcome) -> Vec<Order> {
+    fn all(c: &mut Conductor, out: Next) -> Vec<Order> {
         let mut orders: Vec<Order> = out.search.into_iter().collect();
         while let Some(o) = c.work().search {
             orders.push(o);
@@ -289,7 +290,7 @@ mod tests {
 
     #[test]
     fn lanes_run_as_many_searches_at_once_and_a_change_stops_them_all() {
-        let mut c = Conductor::new(State::new(1));
+        let mut c = Conductor::new(Game::new(1));
         c.set_lanes(3);
         c.change(|st| st.request("settings", r#"{"engine": "none"}"#))
             .unwrap();
@@ -316,7 +317,7 @@ mod tests {
 
     #[test]
     fn a_review_hands_out_each_position_of_the_game_once() {
-        let mut c = Conductor::new(State::new(1));
+        let mut c = Conductor::new(Game::new(1));
         c.set_lanes(2);
         c.change(|st| st.request("settings", r#"{"engine": "none"}"#))
             .unwrap();
@@ -338,6 +339,6 @@ mod tests {
         }
         seen.sort();
         assert_eq!(seen, [0, 1, 2, 3, 4]);
-        assert_eq!(c.state.job(), None, "the review is done");
+        assert_eq!(c.game.task(), None, "the review is done");
     }
 }

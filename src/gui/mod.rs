@@ -2,15 +2,20 @@
 //! runs an engine child process per game over the line protocol of `protocol.md`; the same
 //! page also runs without a server, with the engine in WebAssembly (`web/`).
 //!
-//! [`state`] is one game as a state machine with no input or output, [`conductor`] the work its
-//! engine does (which search next, what its reports change), [`game`] the rules as the page
-//! needs them, [`review`] a game's review, [`words`] the values in a player's words and
-//! [`published`] the published results of the empty boards; all of these build for the browser
-//! too (the `page` feature). The rest is the local
-//! server's: [`local`] starts it, [`server`] is the HTTP side, [`session`] one tab's game and its
-//! engine, [`child`] the engine's child process and the parsing of its output, `keeper` (on
-//! Unix) the process between the GUI and each engine that ends the engine with all it started.
+//! The game, with no input or output of its own, by job: [`game`] the game itself (its record,
+//! sides and settings, the person's moves), [`change`] the changes the page asks for and their
+//! one dispatch, [`plan`] the engine's next search and what its answers change, [`saved`] the
+//! link and what a reload restores, [`snapshot`] what the page draws; [`conductor`] runs the
+//! engine's work for both drivers, [`view`] the rules as the page needs them, [`review`] a
+//! game's review, [`words`] the values in a player's words and [`published`] the published
+//! results of the empty boards. All of these build for the browser too (the `page` feature).
+//!
+//! The rest is the local server's: [`local`] starts it, [`server`] is the HTTP side, [`tab`]
+//! one tab's game and its engine, [`child`] the engine's child process and the parsing of its
+//! output, `keeper` (on Unix) the process between the GUI and each engine that ends the engine
+//! with all it started.
 
+pub mod change;
 #[cfg(feature = "native")]
 pub mod child;
 pub mod conductor;
@@ -19,13 +24,16 @@ pub mod game;
 pub mod keeper;
 #[cfg(feature = "native")]
 pub mod local;
+pub mod plan;
 pub mod published;
 pub mod review;
+pub mod saved;
 #[cfg(feature = "native")]
 pub mod server;
+pub mod snapshot;
 #[cfg(feature = "native")]
-pub mod session;
-pub mod state;
+pub mod tab;
+pub mod view;
 pub mod words;
 
 #[cfg(feature = "native")]

@@ -8,7 +8,7 @@
 //! proven; the value of the move played is the next position's, from the other side. Both are
 //! Pons' exact scores, which negate from one position to the next.
 
-use super::game::{self, Status};
+use super::view::{self, Status};
 use super::words;
 use crate::board::Size;
 use crate::engine::{Line, Score, Value};
@@ -77,7 +77,7 @@ pub struct ReviewView {
 impl Review {
     pub fn new(size: Size, line: Vec<usize>) -> Review {
         let n = line.len();
-        let over = game::view(size, &line)
+        let over = view::view(size, &line)
             .ok()
             .map(|v| v.status)
             .filter(|&s| s != Status::Playing);

@@ -2,10 +2,9 @@
 //! stream of the session's state. Every answer to a bad request is a 4xx with a JSON
 //! `{"error": "..."}` and leaves the session as it was.
 
+use super::change::Refused;
 use super::child::EngineCmd;
-use super::session::Session;
-use super::state::{MoveReq, NewReq, PositionReq, Refused, SettingsReq, State as Game};
-use axum::extract::rejection::JsonRejection;
+use super::tab::Tab;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -41,7 +40,7 @@ const MANIFEST: &str = include_str!("web/manifest.webmanifest");
 
 pub struct App {
     engine: EngineCmd,
-    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    sessions: Mutex<HashMap<String, Arc<Tab>>>,
     ids: RandomState,
     counter: std::sync::atomic::AtomicU64,
     /// One permit per engine process that may run: [`MAX_SESSIONS`].
@@ -85,16 +84,9 @@ pub fn router(engine: EngineCmd, loopback: bool) -> Router {
         .route("/api/session", post(create))
         .route("/api/session/{id}", get(state))
         .route("/api/session/{id}/events", get(events))
-        .route("/api/session/{id}/move", post(play))
-        .route("/api/session/{id}/undo", post(undo))
-        .route("/api/session/{id}/redo", post(redo))
-        .route("/api/session/{id}/new", post(new_game))
-        .route("/api/session/{id}/settings", post(settings))
-        .route("/api/session/{id}/position", post(position))
-        .route("/api/session/{id}/analyse", post(analyse))
-        // the other changes of the game's state machine (`goto`, `resume`, `review`, `link`,
-        // `restore`): their JSON bodies are read and checked by the state itself
-        .route("/api/session/{id}/{what}", post(other_change))
+        // every change of a game, by its name: its body is read and checked by the game's one
+        // dispatch (`Game::request`)
+        .route("/api/session/{id}/{what}", post(change))
         // Pons-style `GET /solve`, the route `vier serve` serves (issue 50)
         .merge(crate::serve::routes(crate::serve::SolveLimits::default()))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page".into()) })
@@ -242,7 +234,7 @@ fn ok(snapshot: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], snapshot).into_response()
 }
 
-fn session(app: &App, id: &str) -> Result<Arc<Session>, ApiError> {
+fn session(app: &App, id: &str) -> Result<Arc<Tab>, ApiError> {
     let s = app
         .sessions
         .lock()
@@ -257,23 +249,17 @@ fn session(app: &App, id: &str) -> Result<Arc<Session>, ApiError> {
     })
 }
 
-/// Turns a refused JSON body into a 4xx that says why.
-fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    b.map(|Json(t)| t)
-        .map_err(|e| error(e.status(), format!("bad request body: {}", e.body_text())))
-}
-
-/// Applies a checked change; a refused one is a 400 (malformed) or a 409 (impossible now).
-fn apply(app: &App, id: &str, f: impl FnOnce(&mut Game) -> Result<(), Refused>) -> Answer {
-    session(app, id)?.change(f).map(ok).map_err(|r| match r {
-        Refused::Bad(msg) => bad(msg),
-        Refused::Conflict(msg) => error(StatusCode::CONFLICT, msg),
-    })
-}
-
-/// A change that can only be impossible now (409), not malformed.
-fn conflict(r: Result<(), String>) -> Result<(), Refused> {
-    r.map_err(Refused::Conflict)
+/// Applies the change `what` with its JSON `body`; a refused one is a 400 (malformed), a 422
+/// (a body of the wrong shape) or a 409 (impossible now).
+fn apply(app: &App, id: &str, what: &str, body: &str) -> Answer {
+    session(app, id)?
+        .change(|game| game.request(what, body))
+        .map(ok)
+        .map_err(|r| match r {
+            Refused::Bad(msg) => error(StatusCode::BAD_REQUEST, msg),
+            Refused::Shape(msg) => error(StatusCode::UNPROCESSABLE_ENTITY, msg),
+            Refused::Conflict(msg) => error(StatusCode::CONFLICT, msg),
+        })
 }
 
 async fn create(State(app): State<Shared>) -> Response {
@@ -288,7 +274,7 @@ async fn create(State(app): State<Shared>) -> Response {
             .map_or(0, |d| d.as_nanos()),
     );
     let id = format!("{:016x}", h.finish());
-    let s = Session::new(id.clone(), app.engine.clone(), app.engine_slots.clone());
+    let s = Tab::new(id.clone(), app.engine.clone(), app.engine_slots.clone());
     let mut all = app.sessions.lock().unwrap_or_else(|e| e.into_inner());
     while all.len() >= MAX_SESSIONS {
         let oldest = all
@@ -328,62 +314,26 @@ async fn events(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
         .into_response())
 }
 
-async fn play(
-    State(app): State<Shared>,
-    Path(id): Path<String>,
-    b: Result<Json<MoveReq>, JsonRejection>,
-) -> Answer {
-    let m = body(b)?;
-    apply(&app, &id, |st| conflict(st.play(m.column)))
-}
-
-async fn undo(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
-    apply(&app, &id, |st| conflict(st.undo()))
-}
-
-async fn redo(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
-    apply(&app, &id, |st| conflict(st.redo()))
-}
-
-async fn analyse(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
-    apply(&app, &id, |st| conflict(st.want_analysis()))
-}
-
-async fn other_change(
+/// A change: a body, if any, must be JSON (415 otherwise, as axum's JSON reader answers).
+async fn change(
     State(app): State<Shared>,
     Path((id, what)): Path<(String, String)>,
+    headers: axum::http::HeaderMap,
     body: String,
 ) -> Answer {
-    apply(&app, &id, |st| st.request(&what, &body))
-}
-
-fn bad(msg: String) -> ApiError {
-    error(StatusCode::BAD_REQUEST, msg)
-}
-
-async fn new_game(
-    State(app): State<Shared>,
-    Path(id): Path<String>,
-    b: Result<Json<NewReq>, JsonRejection>,
-) -> Answer {
-    let req = body(b)?;
-    apply(&app, &id, |st| st.new_request(req))
-}
-
-async fn settings(
-    State(app): State<Shared>,
-    Path(id): Path<String>,
-    b: Result<Json<SettingsReq>, JsonRejection>,
-) -> Answer {
-    let req = body(b)?;
-    apply(&app, &id, |st| st.settings(req))
-}
-
-async fn position(
-    State(app): State<Shared>,
-    Path(id): Path<String>,
-    b: Result<Json<PositionReq>, JsonRejection>,
-) -> Answer {
-    let req = body(b)?;
-    apply(&app, &id, |st| st.position(req))
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| {
+            let t = t.trim().to_ascii_lowercase();
+            t == "application/json" || (t.starts_with("application/") && t.ends_with("+json"))
+        });
+    if !body.is_empty() && !json {
+        return Err(error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "a request body must be sent as `Content-Type: application/json`".into(),
+        ));
+    }
+    apply(&app, &id, &what, &body)
 }

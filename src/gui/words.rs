@@ -85,6 +85,25 @@ pub fn sentence(v: Value, best: bool) -> String {
     }
 }
 
+/// The engine's value of its own line while it thinks, from the view of the side to move
+/// ("wins with its 3rd disc from now, at least").
+pub fn thinking(v: Value) -> String {
+    let t = match v.score {
+        Score::Win(n) => format!("wins with its {} disc from now", notation::ordinal(n)),
+        Score::Loss(n) => format!(
+            "loses: the opponent connects with its {} disc",
+            notation::ordinal(n)
+        ),
+        Score::Draw => "draw (proven)".into(),
+        Score::Cp(x) => format!("{:+.2} (estimate)", x as f64 / 100.0),
+    };
+    match v.bound {
+        ScoreBound::Exact => t,
+        ScoreBound::Lower => t + ", at least",
+        ScoreBound::Upper => t + ", at most",
+    }
+}
+
 /// The expert's numbers of a value: the protocol's score with its bound, and Pons' exact score
 /// when proven.
 pub fn expert(v: Value, exact: Option<i32>) -> String {

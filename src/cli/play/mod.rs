@@ -10,16 +10,16 @@
 //! `echo` (input lines repeated after the prompt, so a transcript of piped input reads like a
 //! session).
 //!
-//! By job: this file the arguments and options, [`session`] the games and what the person
+//! By job: this file the arguments and options, [`games`] the games and what the person
 //! types, [`draw`] the board and the words.
 
 pub mod draw;
-pub mod session;
+pub mod games;
 
 use crate::board::{AnyPosition, Size};
 use crate::engine::settings::{self, MOVETIME, SKILL};
 use crate::engine::{game_over, Settings, Strength};
-use session::PlaySession;
+use games::PlaySession;
 use std::fmt;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::str::FromStr;

@@ -12,24 +12,24 @@
 
 use serde_json::{json, Value};
 use vier::engine::Report;
-use vier::gui::conductor::{Conductor, Order, Outcome};
-use vier::gui::state::{Refused, State};
+use vier::gui::conductor::{Conductor, Next, Order};
+use vier::gui::game::Game;
 use vier::notation;
 
 /// The session's id in the snapshots: the page holds one game.
 const ID: &str = "page";
 
-pub struct Game {
+pub struct Page {
     conductor: Conductor,
 }
 
-impl Game {
+impl Page {
     /// A game whose engine runs `lanes` searches at once (the page's workers).
-    pub fn new(seed: u64, lanes: usize) -> Game {
-        let mut conductor = Conductor::new(State::new(seed));
+    pub fn new(seed: u64, lanes: usize) -> Page {
+        let mut conductor = Conductor::new(Game::new(seed));
         conductor.set_lanes(lanes);
-        conductor.state.engine.state = "starting";
-        Game { conductor }
+        conductor.game.engine.state = "starting";
+        Page { conductor }
     }
 
     /// A change the page asked for: `what` is the path of `vier gui`'s route (`move`, `undo`,
@@ -37,11 +37,9 @@ impl Game {
     pub fn request(&mut self, what: &str, body: &str) -> Result<Value, String> {
         let out = self
             .conductor
-            .change(|st| st.request(what, body))
-            .map_err(|r| match r {
-                Refused::Bad(e) | Refused::Conflict(e) => e,
-            })?;
-        Ok(self.outcome(out))
+            .change(|game| game.request(what, body))
+            .map_err(|r| r.message().to_string())?;
+        Ok(self.answer(out))
     }
 
     /// The worker's state: `starting` while it loads, `ready` once it can search (again, after
@@ -53,7 +51,7 @@ impl Game {
             _ => "error",
         };
         let out = self.conductor.engine(state, message);
-        self.outcome(out)
+        self.answer(out)
     }
 
     /// A report of the search `key` (the worker's progress, with the engine's `report`).
@@ -61,34 +59,34 @@ impl Game {
         if let Ok(r) = serde_json::from_value::<Report>(report["report"].clone()) {
             self.conductor.report(key, r.depth, &r.lines);
         }
-        self.outcome(Outcome::default())
+        self.answer(Next::default())
     }
 
     /// The search `key` ended with `answer` (the engine's `think` answer).
     pub fn searched(&mut self, key: u64, answer: &Value) -> Value {
         let best = answer["column"].as_u64().map(|c| c as usize);
         let out = self.conductor.searched(key, best);
-        self.outcome(out)
+        self.answer(out)
     }
 
     /// The search `key` failed (the engine trapped or its worker died): the job is dropped and
     /// tried again once the page says the worker is ready again.
     pub fn failed(&mut self, key: u64, message: &str) -> Value {
         let out = self.conductor.failed(key, message);
-        self.outcome(out)
+        self.answer(out)
     }
 
     pub fn snapshot(&mut self) -> Value {
-        self.outcome(Outcome::default())
+        self.answer(Next::default())
     }
 
-    /// The outcome of a call, with every further search the free lanes can take.
-    fn outcome(&mut self, out: Outcome) -> Value {
+    /// What a call leads to, with every further search the free lanes can take.
+    fn answer(&mut self, out: Next) -> Value {
         let mut stop = out.stop;
         let mut orders: Vec<Order> = out.search.into_iter().collect();
         if !orders.is_empty() {
             // the conductor hands out one search a call: the others of the lanes follow
-            while let Outcome {
+            while let Next {
                 stop: more_stop,
                 search: Some(o),
             } = self.conductor.work()
@@ -97,7 +95,7 @@ impl Game {
                 orders.push(o);
             }
         }
-        let st = &mut self.conductor.state;
+        let st = &mut self.conductor.game;
         st.version += 1;
         let snapshot: Value = serde_json::from_str(&st.snapshot(ID)).unwrap_or(Value::Null);
         let searches: Vec<Value> = orders

@@ -51,7 +51,7 @@ mod host {
 }
 
 /// What the instance keeps between calls.
-struct State {
+struct Instance {
     /// The time-limited player, made at the first `think` (its tables are its memory).
     engine: Option<Engine>,
     /// The engine's settings (the protocol's defaults); their book is the one the host loaded,
@@ -64,9 +64,9 @@ struct State {
     bookless: SolverPool,
 }
 
-impl State {
-    fn new() -> State {
-        State {
+impl Instance {
+    fn new() -> Instance {
+        Instance {
             engine: None,
             settings: Settings {
                 book: None,
@@ -79,9 +79,9 @@ impl State {
 }
 
 thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::new());
+    static INSTANCE: RefCell<Instance> = RefCell::new(Instance::new());
     /// The page's game, in the page's own instance (`game_*` requests).
-    static GAME: RefCell<Option<game::Game>> = const { RefCell::new(None) };
+    static GAME: RefCell<Option<game::Page>> = const { RefCell::new(None) };
 }
 
 /// `len` bytes for the host to write into; freed by `call`, `load_book` or `dealloc`.
@@ -143,7 +143,7 @@ pub unsafe extern "C" fn load_book(ptr: *mut u8, len: usize) -> u64 {
         Ok(book) => {
             let info = book_info(&book);
             let book = Arc::new(book);
-            STATE.with_borrow_mut(|st| {
+            INSTANCE.with_borrow_mut(|st| {
                 st.settings.book = Some(book.clone());
                 if let Some(e) = st.engine.as_mut() {
                     let _ = e.configure(&st.settings, &|| false);
@@ -172,7 +172,7 @@ pub unsafe extern "C" fn call(ptr: *mut u8, len: usize) -> u64 {
 }
 
 /// The engine, made with the book at its first use (its tables take a moment to allocate).
-fn engine(st: &mut State) -> Result<&mut Engine, String> {
+fn engine(st: &mut Instance) -> Result<&mut Engine, String> {
     if st.engine.is_none() {
         st.engine = Some(Engine::with_settings(&st.settings).map_err(|e| e.to_string())?);
     }
@@ -191,7 +191,7 @@ fn request(bytes: &[u8]) -> Result<Value, String> {
         "think" => think(req),
         "analyse" => analyse(req),
         "solve" => solve(req),
-        "clear" => STATE.with_borrow_mut(|st| {
+        "clear" => INSTANCE.with_borrow_mut(|st| {
             // `hash_mb`: the tables' size from now on (the page's helper workers take less)
             if let Some(mb) = number(req, settings::HASH)?.map(|mb| mb as usize) {
                 if mb != st.settings.hash_mb {
@@ -223,7 +223,7 @@ fn game_request(op: &str, req: &Map<String, Value>) -> Result<Value, String> {
     if op == "game_new" {
         let seed = number(req, settings::LEVEL_SEED)?.unwrap_or(0);
         let lanes = whole(req, "lanes")?.unwrap_or(1).clamp(1, 64) as usize;
-        let mut g = game::Game::new(seed, lanes);
+        let mut g = game::Page::new(seed, lanes);
         let out = g.snapshot();
         GAME.with_borrow_mut(|slot| *slot = Some(g));
         return Ok(out);
@@ -361,7 +361,7 @@ fn iteration(p: &AnyPosition, it: &Report) -> Value {
 fn think(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
     let movetime = number(req, settings::MOVETIME)?;
-    let mut asked = STATE.with_borrow(|st| st.settings.clone());
+    let mut asked = INSTANCE.with_borrow(|st| st.settings.clone());
     if let Some(level) = number(req, settings::SKILL)? {
         asked.strength.skill = level;
     }
@@ -397,7 +397,7 @@ fn think(req: &Map<String, Value>) -> Result<Value, String> {
         },
     );
     let handle = Handle::new(&request);
-    let thought = STATE.with_borrow_mut(|st| -> Result<Thought, String> {
+    let thought = INSTANCE.with_borrow_mut(|st| -> Result<Thought, String> {
         Ok(engine(st)?.think(&p, &request, &handle, &mut |it| {
             host::report(&iteration(&p, it).to_string())
         }))
@@ -422,7 +422,7 @@ fn analyse(req: &Map<String, Value>) -> Result<Value, String> {
     let weak = flag(req, "weak")?;
     let budget = number(req, settings::BUDGET)?;
     let started = clock::now();
-    let columns = STATE.with_borrow(|st| match budget {
+    let columns = INSTANCE.with_borrow(|st| match budget {
         None => st
             .pool
             .analyse(&p, weak, &Handle::unlimited())
@@ -445,7 +445,7 @@ fn analyse(req: &Map<String, Value>) -> Result<Value, String> {
 fn solve(req: &Map<String, Value>) -> Result<Value, String> {
     let p = position(req)?;
     let weak = flag(req, "weak")?;
-    STATE.with_borrow(|st| {
+    INSTANCE.with_borrow(|st| {
         let proof = st
             .bookless
             .ask(&p, Question::Solve { weak }, &Handle::unlimited())
@@ -471,7 +471,7 @@ fn book_info(b: &Book) -> Value {
 
 /// `info`: what the page needs to offer: the sizes, the levels with their Elo, the book.
 fn info() -> Value {
-    STATE.with_borrow(|st| {
+    INSTANCE.with_borrow(|st| {
         json!({
             "version": vier_version(),
             "sizes": Size::all().map(|s| s.to_string()).collect::<Vec<_>>(),

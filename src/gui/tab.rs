@@ -1,11 +1,13 @@
-//! One browser tab's game in `vier gui`: the state machine of [`super::state`] behind a lock,
-//! its snapshots streamed to the page, and the task that drives the session's own engine
-//! process over the protocol. Each session has its own engine, so that tabs cannot see or
-//! disturb each other's searches, and a crash takes down one game's engine only.
+//! One browser tab's game in `vier gui` (a session of its API, `/api/session/{id}`): the game
+//! of [`super::game`] behind a lock, its snapshots streamed to the page, and the task that
+//! drives the tab's own engine process over the protocol. Each tab has its own engine, so that
+//! tabs cannot see or disturb each other's searches, and a crash takes down one game's engine
+//! only.
 
-use super::child::{parse_bestmove, parse_info, Engine, EngineCmd};
-use super::conductor::{Conductor, Order, Outcome};
-use super::state::{Refused, State};
+use super::change::Refused;
+use super::child::{parse_bestmove, parse_info, EngineCmd, EngineProcess};
+use super::conductor::{Conductor, Next, Order};
+use super::game::Game;
 use crate::board::{AnyPosition, Size};
 use crate::engine::Line;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,10 +21,10 @@ const GRACE: Duration = Duration::from_secs(3);
 /// the game was dropped) before it is ended: `vier` answers in milliseconds.
 const STOP_GRACE: Duration = Duration::from_secs(1);
 
-pub struct Session {
+pub struct Tab {
     pub id: String,
     /// The game and its engine's work.
-    game: Mutex<Conductor>,
+    conductor: Mutex<Conductor>,
     /// When the page last asked for anything: the game used least recently makes room.
     last_seen: Mutex<Instant>,
     /// The latest snapshot (JSON) for the event streams.
@@ -37,7 +39,7 @@ pub struct Session {
 }
 
 /// Counts an event stream of a session while it is open.
-pub struct Watching(Arc<Session>);
+pub struct Watching(Arc<Tab>);
 
 impl Drop for Watching {
     fn drop(&mut self) {
@@ -45,40 +47,40 @@ impl Drop for Watching {
         *open -= 1;
         if *open == 0 {
             // told under the count's lock, so that a stream opening meanwhile comes after
-            self.0.game().watched(false);
+            self.0.conductor().watched(false);
             drop(open);
             self.0.kick.notify_one();
         }
     }
 }
 
-impl Session {
+impl Tab {
     /// `slots` bounds the engine processes of all sessions together: one is held from before
     /// an engine starts until it has been ended.
-    pub fn new(id: String, engine: EngineCmd, slots: Arc<Semaphore>) -> Arc<Session> {
+    pub fn new(id: String, engine: EngineCmd, slots: Arc<Semaphore>) -> Arc<Tab> {
         // another session, other moves: a skill level is not the same opponent every time
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos() as u64);
-        let state = State::new(seed);
-        let s = Arc::new(Session {
+        let game = Game::new(seed);
+        let s = Arc::new(Tab {
             id,
-            game: Mutex::new(Conductor::new(state)),
+            conductor: Mutex::new(Conductor::new(game)),
             last_seen: Mutex::new(Instant::now()),
             snapshots: watch::Sender::new(String::new()),
             kick: Notify::new(),
             closed: watch::Sender::new(false),
             watchers: Mutex::new(0),
         });
-        s.publish(&mut s.game().state);
-        tokio::spawn(engine_task(s.clone(), engine, slots));
+        s.publish(&mut s.conductor().game);
+        tokio::spawn(drive_engine(s.clone(), engine, slots));
         s
     }
 
     /// The game, also after a panic elsewhere (every change is checked before it is made, so
     /// the state is consistent at any point).
-    fn game(&self) -> MutexGuard<'_, Conductor> {
-        self.game.lock().unwrap_or_else(|e| e.into_inner())
+    fn conductor(&self) -> MutexGuard<'_, Conductor> {
+        self.conductor.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn subscribe(&self) -> watch::Receiver<String> {
@@ -107,7 +109,7 @@ impl Session {
     pub fn watch(self: &Arc<Self>) -> Watching {
         let mut open = self.watchers();
         *open += 1;
-        self.game().watched(true);
+        self.conductor().watched(true);
         drop(open);
         self.kick.notify_one();
         Watching(self.clone())
@@ -128,14 +130,14 @@ impl Session {
     /// to do.
     pub fn change(
         &self,
-        f: impl FnOnce(&mut State) -> Result<(), Refused>,
+        f: impl FnOnce(&mut Game) -> Result<(), Refused>,
     ) -> Result<String, Refused> {
         self.touch();
-        let mut g = self.game();
-        f(&mut g.state)?;
+        let mut g = self.conductor();
+        f(&mut g.game)?;
         // someone is there to ask
         g.watched(true);
-        self.publish(&mut g.state);
+        self.publish(&mut g.game);
         drop(g);
         self.kick.notify_one();
         Ok(self.snapshot())
@@ -149,16 +151,16 @@ impl Session {
         *self.last_seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn publish(&self, st: &mut State) {
+    fn publish(&self, st: &mut Game) {
         st.version += 1;
         self.snapshots.send_replace(st.snapshot(&self.id));
     }
 
     /// Calls the conductor (`f`) and publishes the state it leaves.
     fn conduct<T>(&self, f: impl FnOnce(&mut Conductor) -> T) -> T {
-        let mut g = self.game();
+        let mut g = self.conductor();
         let out = f(&mut g);
-        self.publish(&mut g.state);
+        self.publish(&mut g.game);
         out
     }
 
@@ -169,22 +171,22 @@ impl Session {
 
 /// Drives the session's engine: starts it, runs the searches the conductor hands out,
 /// restarts it when it dies or hangs, and ends it when the session closes.
-async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) {
-    let mut engine: Option<Engine> = None;
+async fn drive_engine(tab: Arc<Tab>, cmd: EngineCmd, slots: Arc<Semaphore>) {
+    let mut engine: Option<EngineProcess> = None;
     // held while `engine` may be alive: a game's engine starts only once an evicted game's
     // engine has been ended, so a burst of new games never runs more engines than games
     let mut slot: Option<OwnedSemaphorePermit> = None;
     let mut configured: Option<Configured> = None;
     let mut failures = 0u32;
     let mut pending: Option<Order> = None;
-    let mut closed = sess.closed.subscribe();
-    while !sess.is_closed() {
+    let mut closed = tab.closed.subscribe();
+    while !tab.is_closed() {
         // started before the person's first move when there is an opponent to play, so that
         // its start-up is not added to that move's time; two people never need it
-        let wanted = sess.game().wants_engine();
+        let wanted = tab.conductor().wants_engine();
         if engine.is_none() && wanted {
-            sess.conduct(|g| {
-                g.state.engine.pid = None;
+            tab.conduct(|g| {
+                g.game.engine.pid = None;
                 g.engine("starting", "")
             });
             if slot.is_none() {
@@ -198,12 +200,12 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
             }
             // not given up when the game is dropped meanwhile: the handshake is short (at most
             // HANDSHAKE), and a child ended with it would outlive its slot until reaped
-            match Engine::start(&cmd).await {
+            match EngineProcess::start(&cmd).await {
                 Ok(e) => {
                     let pid = e.pid;
-                    pending = sess
+                    pending = tab
                         .conduct(|g| {
-                            g.state.engine.pid = pid;
+                            g.game.engine.pid = pid;
                             g.engine("ready", "")
                         })
                         .search;
@@ -212,7 +214,7 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
                 }
                 Err(msg) => {
                     failures += 1;
-                    sess.conduct(|g| g.engine("error", &format!("{msg}; trying again")));
+                    tab.conduct(|g| g.engine("error", &format!("{msg}; trying again")));
                     // back off, so that an engine that cannot start does not spin
                     let wait = Duration::from_secs(u64::from(failures.min(5)) * 2);
                     tokio::select! {
@@ -224,11 +226,11 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
             }
         }
         if pending.is_none() && engine.is_some() {
-            pending = sess.conduct(|g| g.work()).search;
+            pending = tab.conduct(|g| g.work()).search;
         }
         let (Some(e), Some(order)) = (engine.as_mut(), pending.take()) else {
             tokio::select! {
-                _ = sess.kick.notified() => {}
+                _ = tab.kick.notified() => {}
                 _ = closed.changed() => {}
             }
             continue;
@@ -236,7 +238,7 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
         // a game dropped to make room (or closed) ends its engine at once, whatever it is
         // doing: the search is of no use any more, and its slot is wanted (issue 60)
         let done = tokio::select! {
-            r = run_search(e, &sess, &order, &mut configured) => r,
+            r = run_search(e, &tab, &order, &mut configured) => r,
             _ = closed.changed() => break,
         };
         match done {
@@ -250,8 +252,8 @@ async fn engine_task(sess: Arc<Session>, cmd: EngineCmd, slots: Arc<Semaphore>) 
                     e.kill().await;
                 }
                 slot = None;
-                sess.conduct(|g| {
-                    g.state.engine.pid = None;
+                tab.conduct(|g| {
+                    g.game.engine.pid = None;
                     g.failed(order.key, &msg)
                 });
                 if failures > 1 {
@@ -279,8 +281,8 @@ type Configured = (Size, usize, u64, u64);
 /// or after a stop because the search was of no use any more); `Err` when the engine died or
 /// hung and must be restarted.
 async fn run_search(
-    e: &mut Engine,
-    sess: &Session,
+    e: &mut EngineProcess,
+    tab: &Tab,
     order: &Order,
     configured: &mut Option<Configured>,
 ) -> Result<Option<Order>, String> {
@@ -343,7 +345,7 @@ async fn run_search(
                 if let Some(best) = parse_bestmove(&text) {
                     return Ok(match cancelled {
                         Some(next) => next,
-                        None => sess.conduct(|g| g.searched(order.key, best.map(|c| c - 1))).search,
+                        None => tab.conduct(|g| g.searched(order.key, best.map(|c| c - 1))).search,
                     });
                 }
                 if cancelled.is_some() {
@@ -359,11 +361,11 @@ async fn run_search(
                     }
                     let pv = info.pv.iter().map(|c| c - 1).collect();
                     lines.push(Line::new(&root, info.value, pv));
-                    sess.conduct(|g| g.report(order.key, depth, &lines));
+                    tab.conduct(|g| g.report(order.key, depth, &lines));
                 }
             }
-            _ = sess.kick.notified(), if !stopped => {
-                let Outcome { stop, search } = sess.conduct(|g| g.work());
+            _ = tab.kick.notified(), if !stopped => {
+                let Next { stop, search } = tab.conduct(|g| g.work());
                 if stop {
                     // the position or the settings changed, or the game was dropped: this
                     // search is of no use any more
