@@ -40,3 +40,96 @@ fn python_package_builds_and_passes_its_tests() {
         "pytest: {summary}"
     );
 }
+
+/// The defaults of every function and method, as `name.argument` (`name#2.argument` for the
+/// second function of that name, in the order of the file: both files define them in one order):
+/// from the bindings' `#[pyo3(signature = (...))]` (the name is the `fn` that follows) or from
+/// the stub's `def`s. The stub calls a constructor `__init__`, the bindings `new`.
+fn defaults(text: &str, binding: bool) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut rest = text;
+    let (open, name_key) = if binding {
+        ("#[pyo3(signature = (", "fn ")
+    } else {
+        ("def ", "def ")
+    };
+    while let Some(at) = rest.find(open) {
+        rest = &rest[at + open.len()..];
+        // the parameters up to the parenthesis that closes them
+        let (params, name) = if binding {
+            let end = rest.find("))]").expect("a signature ends");
+            let after = &rest[end..];
+            let f = after.find(name_key).expect("a fn follows its signature") + name_key.len();
+            let name: String = after[f..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            (&rest[..end], name)
+        } else {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let start = rest.find('(').expect("a def has parameters") + 1;
+            let end = start + rest[start..].find(") ->").expect("a def is typed");
+            (&rest[start..end], name)
+        };
+        let name = if name == "__init__" {
+            "new".into()
+        } else {
+            name
+        };
+        let n = seen.entry(name.clone()).or_default();
+        *n += 1;
+        let name = if *n == 1 { name } else { format!("{name}#{n}") };
+        for param in params.split(',') {
+            let Some((lhs, value)) = param.split_once('=') else {
+                continue;
+            };
+            let arg = lhs.split(':').next().unwrap().trim();
+            let value = match value.trim() {
+                "true" => "True".to_string(),
+                "false" => "False".to_string(),
+                v => v.to_string(),
+            };
+            out.insert(format!("{name}.{arg}"), value);
+        }
+    }
+    out
+}
+
+/// The Python package's defaults are the engine's declarations, and its stub (`_vier.pyi`, what
+/// editors and type checkers read) says what the bindings do (issue 75: both wrote
+/// `hash_mb=32, search_level=7` by hand).
+#[test]
+fn the_python_defaults_are_the_engines_and_the_stub_says_them() {
+    use vier::board::Size;
+    use vier::engine::settings::{HASH, LEVEL_SEED, SEARCH_LEVEL, THREADS};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect(p);
+    let bindings = defaults(&read("python/src/lib.rs"), true);
+    let stub = defaults(&read("python/vier/_vier.pyi"), false);
+    let size = Size::default();
+    // Position's constructor comes first, Engine's second
+    let declared = [
+        ("new#2.threads", THREADS.default.to_string()),
+        ("new#2.hash_mb", HASH.default.to_string()),
+        ("new#2.seed", LEVEL_SEED.default.to_string()),
+        ("new#2.search_level", SEARCH_LEVEL.default.to_string()),
+        ("new.width", size.width().to_string()),
+        ("new.height", size.height().to_string()),
+        ("from_board.width", size.width().to_string()),
+        ("from_board.height", size.height().to_string()),
+        ("from_cells.width", size.width().to_string()),
+        ("from_cells.height", size.height().to_string()),
+    ];
+    for (arg, want) in declared {
+        assert_eq!(bindings.get(arg), Some(&want), "python/src/lib.rs: {arg}");
+    }
+    assert!(bindings.len() > 15, "read only {bindings:?}");
+    assert_eq!(
+        stub, bindings,
+        "python/vier/_vier.pyi and python/src/lib.rs disagree"
+    );
+}

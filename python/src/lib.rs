@@ -342,11 +342,11 @@ fn best_move(
 }
 
 /// The time-limited engine with its options, as a GUI would set them over the protocol:
-/// `threads` (1..64), `hash_mb` for its tables, `book` (the built-in opening book or none),
-/// `skill` (a strength level for people, as the protocol's `Skill Level`: 1 a beginner up to
-/// the full engine, the default; `seed` seeds its choices, as `LevelSeed`), `search_level` (the
-/// study's `SearchLevel`: 1 minimax .. 7 the full engine). It keeps what it learnt from one
-/// search to the next, like the engine process does within a game.
+/// `threads` (the protocol's `Threads`), `hash_mb` for its tables, `book` (the built-in
+/// opening book or none), `skill` (a strength level for people, as the protocol's `Skill
+/// Level`: 1 a beginner up to the full engine, the default; `seed` seeds its choices, as
+/// `LevelSeed`), `search_level` (the study's `SearchLevel`: 1 minimax .. 7 the full engine).
+/// It keeps what it learnt from one search to the next, like the engine process in a game.
 #[pyclass(module = "vier", name = "Engine", frozen)]
 struct PyEngine {
     /// Shared with the thread that searches (see [`interrupt::run_under`]).

@@ -7,6 +7,7 @@
 //! and one not proven in time is printed as `-` with `UNPROVEN`.
 
 use crate::board::{AnyPosition, Size};
+use crate::engine::settings::{BUDGET, THREADS};
 use crate::engine::{Answer, Book, EngineError, Handle, Question, Settings, SolverPool};
 use crate::notation;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -44,8 +45,8 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = 1, value_parser = super::table_mb)]
     hash: usize,
     /// Threads that search each position together (sharing the table).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
-    threads: u16,
+    #[arg(long, default_value_t = THREADS.default, value_parser = |s: &str| THREADS.parse(s))]
+    threads: u64,
     /// Opening book file to use instead of the one built in.
     #[arg(long, conflicts_with = "no_book")]
     book: Option<PathBuf>,
@@ -54,7 +55,7 @@ pub struct SolveArgs {
     no_book: bool,
     /// The most milliseconds one position may take; one not proven by then is printed as
     /// `-` with `UNPROVEN`, and the exit status is 3.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = |s: &str| BUDGET.parse(s))]
     budget_ms: Option<u64>,
     /// The most nodes one position may take (one thread: the same position, table and
     /// budget give the same answer on every run and machine); one not proven within it is

@@ -12,7 +12,7 @@
 //!   [`Report`] and answers with a [`Thought`] (report.rs). A report's values carry their
 //!   bounds ([`Value`]); the exact score is there only where the value is proven.
 //! - [`SolverPool`] (pool.rs): exact answers within a budget, with their nodes and time
-//!   ([`Proof`]).
+//!   ([`Solved`]).
 //! - [`settings`]: every setting a front end offers, declared once with its range, default and
 //!   action; [`options`] how such a declaration is checked and listed.
 //! - [`EngineError`]: why there is no answer.
@@ -38,7 +38,7 @@ pub use crate::search::TableMemory;
 pub use crate::solver::stats::Stats;
 pub use handle::{game_over, EngineError, Handle, Progress};
 pub use player::{Engine, Evaluation};
-pub use pool::{Answer, Proof, Question, SolverPool, SOLVE_HASH_MB};
+pub use pool::{Answer, Question, Solved, SolverPool, SOLVE_HASH_MB};
 pub use report::{proven, wdl_permille, Line, Report, Score, ScoreBound, Thought, Value};
 pub use request::{Clock, Limits, Request, Skill, TimeLimit};
 pub use settings::Settings;

@@ -38,7 +38,7 @@ pub enum Answer {
 
 /// An answer with what it cost: the solver's nodes (all its threads') and the time taken.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Proof<T> {
+pub struct Solved<T> {
     pub answer: T,
     pub nodes: u64,
     pub time: Duration,
@@ -47,9 +47,9 @@ pub struct Proof<T> {
     pub stats: crate::solver::stats::Stats,
 }
 
-impl<T> Proof<T> {
-    fn map<U>(self, f: impl FnOnce(T) -> U) -> Proof<U> {
-        Proof {
+impl<T> Solved<T> {
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Solved<U> {
+        Solved {
             answer: f(self.answer),
             nodes: self.nodes,
             time: self.time,
@@ -151,7 +151,7 @@ impl SolverPool {
 
     /// Runs `work` on a solver with a cleared table and node count, under `handle`; what it
     /// answers, with the nodes and the time.
-    fn with_solver<T>(&self, handle: &Handle, work: impl FnOnce(&mut Solver) -> T) -> Proof<T> {
+    fn with_solver<T>(&self, handle: &Handle, work: impl FnOnce(&mut Solver) -> T) -> Solved<T> {
         let mut solver = self.take();
         solver.clear();
         solver.reset_nodes();
@@ -160,7 +160,7 @@ impl SolverPool {
         let answer = work(&mut solver);
         let time = clock::now().saturating_sub(started);
         solver.set_limits(None, None);
-        let proof = Proof {
+        let proof = Solved {
             answer,
             nodes: solver.nodes(),
             time,
@@ -179,7 +179,7 @@ impl SolverPool {
         p: &AnyPosition,
         question: Question,
         handle: &Handle,
-    ) -> Result<Proof<Answer>, EngineError> {
+    ) -> Result<Solved<Answer>, EngineError> {
         if matches!(question, Question::Solve { .. } | Question::AtLeast { .. }) && p.is_game_over()
         {
             return Err(game_over("there is nothing to solve"));

@@ -91,13 +91,24 @@ pub const LEVEL_SEED: Spin = Spin {
     max: u32::MAX as u64,
 };
 
-/// The time a search may take per move, in milliseconds: `go movetime`, `vier play`'s
-/// `--movetime` and `t`, the GUI's thinking time, Python's and the page's `movetime_ms`.
+/// The time a search may take per move, in milliseconds, where a person sets it: `vier play`'s
+/// `--movetime` and `t`, the GUI's thinking time, Python's and the page's `movetime_ms`. At
+/// most a day: a larger number there is a typing mistake.
 pub const MOVETIME: Spin = Spin {
     name: "movetime",
     default: 1000,
     min: 1,
     max: 86_400_000,
+};
+/// `go movetime`'s range, and the most milliseconds any time of `go` may say (protocol.md):
+/// the protocol takes whatever time a tournament manager sends, up to 2^63 - 1 ms, so that a
+/// game under a long or unusual time control is never refused a move mid-game; a search that
+/// long ends when it is stopped or the game is solved.
+pub const GO_MOVETIME: Spin = Spin {
+    name: "movetime",
+    default: MOVETIME.default,
+    min: MOVETIME.min,
+    max: i64::MAX as u64,
 };
 /// The time an exact answer may take, in milliseconds (`budget_ms`, `--budget-ms`).
 pub const BUDGET: Spin = Spin {

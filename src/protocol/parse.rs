@@ -9,6 +9,7 @@
 //! rules ("skip unknown tokens", "parameters in any order") are about whole
 //! tokens, not characters.
 
+use crate::engine::settings::GO_MOVETIME;
 use crate::notation;
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -485,14 +486,14 @@ fn parse_query(args: &[&str]) -> Result<Query, ParseError> {
 /// refused with `info string error:` and the `go` changes nothing (issue 68: `movetime 0`, `-5`
 /// and `18446744073709551616` were taken silently). Times are milliseconds.
 fn go_range(key: GoKey) -> RangeInclusive<i128> {
-    let ms = i128::from(i64::MAX);
+    let ms = i128::from(GO_MOVETIME.max);
     let count = i128::from(u32::MAX);
     match key {
         // a clock that has run out still wants a move (cutechess's `timemargin` lets a game go
         // on below zero and sends the clock as it is); it counts as 1 ms
         GoKey::WTime | GoKey::BTime => i128::from(i64::MIN)..=ms,
         GoKey::WInc | GoKey::BInc => 0..=ms,
-        GoKey::MoveTime => 1..=ms,
+        GoKey::MoveTime => i128::from(GO_MOVETIME.min)..=ms,
         GoKey::Depth => 1..=count,
         GoKey::Nodes => 1..=i128::from(u64::MAX),
         GoKey::MovesToGo | GoKey::Mate | GoKey::Perft => 0..=count,
