@@ -273,8 +273,9 @@ fn circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 /// The front ends and their own crates: where each one's files are, how its code names the
 /// engine crate, and the modules it may use besides the engine's vocabulary (`engine`, the
 /// board, the notation). Only `vier book`, the offline tool that makes books, works on the
-/// book's files and the solver's scores itself.
+/// book's files and the solver's scores itself; `vier prove` drives the proofs of `prove/`.
 const FRONT_ENDS: &[(&str, &str, &[&str])] = &[
+    ("src/main.rs", "vier", &["cli", "gui", "protocol", "serve"]),
     ("src/protocol", "crate", &["protocol"]),
     ("src/cli/play", "crate", &["cli"]),
     ("src/cli/solve.rs", "crate", &["cli"]),
@@ -284,11 +285,34 @@ const FRONT_ENDS: &[(&str, &str, &[&str])] = &[
         "crate",
         &["cli", "book", "book_build", "bits", "score"],
     ),
+    ("src/cli/prove.rs", "crate", &["cli", "prove"]),
     ("src/gui", "crate", &["gui", "serve", "http"]),
     ("src/serve.rs", "crate", &["serve", "http"]),
+    ("src/http.rs", "crate", &["serve", "http"]),
     ("python/src", "vier", &[]),
     ("web/engine/src", "vier", &["gui"]),
 ];
+
+/// The front ends' files in `src/`: `main.rs` and every file of the modules the picture draws
+/// above the engine service (the line that starts with `engine/`).
+fn front_end_files(root: &Path) -> Vec<PathBuf> {
+    let layers = layers();
+    let engine = place(&layers, "engine")
+        .expect("the picture draws engine/")
+        .0;
+    let src = root.join("src");
+    let mut files = vec![src.join("main.rs")];
+    for module in layers[engine + 1..].iter().flatten().flatten() {
+        let dir = src.join(module);
+        if dir.is_dir() {
+            rust_files(&dir, &mut files);
+        } else {
+            files.push(src.join(format!("{module}.rs")));
+        }
+    }
+    files.sort();
+    files
+}
 
 /// What every front end may use of the engine crate: the engine's vocabulary, the board and
 /// the notation.
@@ -325,6 +349,27 @@ fn front_ends_speak_only_the_engines_vocabulary() {
     }
     assert!(seen > 20, "read only {seen} files");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_front_end_file_is_checked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed: Vec<PathBuf> = FRONT_ENDS.iter().map(|f| root.join(f.0)).collect();
+    let files = front_end_files(root);
+    assert!(
+        files.iter().any(|f| f.ends_with("src/cli/prove.rs")) && files.len() > 30,
+        "{files:?}"
+    );
+    let missing: Vec<String> = files
+        .iter()
+        .filter(|f| !listed.iter().any(|l| f.starts_with(l)))
+        .map(|f| f.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "front-end files that no entry of FRONT_ENDS lists (add each with the modules it may \
+         use): {missing:?}"
+    );
 }
 
 #[test]
@@ -404,6 +449,40 @@ fn no_module_refers_to_a_module_above_it_and_no_module_has_a_circle_inside() {
     assert!(
         across.contains("solver -> tt") && across.contains("protocol -> engine"),
         "{across:?}"
+    );
+}
+
+/// Every file and folder docs/architecture.md names in backticks (`gui/game.rs`, `engine/`)
+/// exists: under `src/`, from the repository's root, or (a bare file name) somewhere in `src/`.
+#[test]
+fn every_file_the_architecture_page_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let mut all = Vec::new();
+    rust_files(&root.join("src"), &mut all);
+    let mut named = 0;
+    let mut missing = Vec::new();
+    for quoted in page.split('`').skip(1).step_by(2) {
+        let is_path = |t: &str| {
+            t.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_/.".contains(c))
+                && (t.ends_with(".rs") || (t.ends_with('/') && t.len() > 1))
+        };
+        if !is_path(quoted) {
+            continue;
+        }
+        named += 1;
+        let found = root.join("src").join(quoted).exists()
+            || root.join(quoted).exists()
+            || (!quoted.contains('/') && all.iter().any(|f| f.ends_with(quoted)));
+        if !found {
+            missing.push(quoted.to_string());
+        }
+    }
+    assert!(named > 50, "read only {named} names");
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md names what is not there: {missing:?}"
     );
 }
 
