@@ -524,6 +524,20 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(self.driver.execute_script("return location.hash"),
                          "#7x6/" + p.state()["moves"])
 
+    def test_any_address_shows_the_board_or_says_why_it_names_no_position(self):
+        # issue 74: a malformed `%` in the address threw in app.js, the page stuck on "Starting…"
+        p = self.page
+        for address in ("#%", "#7x6/%", "#%E0%A4%A"):
+            # loaded anew (not a hash change within the page)
+            self.driver.get("about:blank")
+            self.driver.get(self.server.url + address)
+            wait_for(f"why {address} names no position", lambda: "names no position"
+                     in self.driver.find_element(By.ID, "message").text)
+            s = p.state()
+            self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "[data-cell]")),
+                             s["width"] * s["height"], address)
+            self.assertEqual(self.driver.execute_script("return location.hash"), "#" + s["link"])
+
     def test_a_reload_keeps_the_game_even_when_the_server_forgot_it(self):
         p = self.page
         p.choose("side", "none")

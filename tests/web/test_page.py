@@ -409,6 +409,26 @@ class PageTests(unittest.TestCase):
             self.d.close()
             self.d.switch_to.window(self.d.window_handles[-1])
 
+    def test_any_address_shows_the_board_or_says_why_it_names_no_position(self):
+        # issue 74: a malformed `%` in the address threw in app.js, the page stuck on "Starting…"
+        for address, moves in (("#%", None), ("#7x6/%", None), ("#%E0%A4%A", None),
+                               ("#7x6/4444444", None), ("#7x6%2F44", "44")):
+            self.d.switch_to.new_window("tab")
+            self.d.get(self.server.url + address)
+            wait_for(f"the board of {address}", lambda: (s := self.state())
+                     and len(self.d.find_elements(By.CSS_SELECTOR, "[data-cell]"))
+                     == s["width"] * s["height"])
+            message = self.d.find_element(By.ID, "message")
+            if moves is None:
+                wait_for(f"why {address} names no position",
+                         lambda: "names no position" in message.text)
+                self.assertEqual(self.state()["moves"], "", address)
+                self.assertEqual(self.d.execute_script("return location.hash"), "#7x6", address)
+            else:
+                wait_for(address, lambda: self.state()["moves"] == moves)
+            self.d.close()
+            self.d.switch_to.window(self.d.window_handles[-1])
+
     def test_a_reload_keeps_the_game_its_settings_and_the_turn(self):
         self.setting("movetime", "300", "movetime", 300)
         self.setting("level", "3", "level", 3)

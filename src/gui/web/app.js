@@ -38,11 +38,33 @@ function say(text) {
   $("message").textContent = text || "";
 }
 
-// The position the address names: `#7x6/4453`, or Pons' `?pos=4453`; "" for none.
+// The position the address names: `#7x6/4453`, or Pons' `?pos=4453`; "" for none. Any address
+// is read: one that is not a position (a stray `%` included) is refused by the game with a reason.
 function addressed() {
-  const hash = decodeURIComponent(location.hash.replace(/^#/, ""));
+  const raw = location.hash.replace(/^#/, "");
+  let hash = raw;
+  try {
+    hash = decodeURIComponent(raw);
+  } catch (e) {
+    // a malformed escape (`#%`, `#%E0%A4%A`): read as typed
+  }
   if (hash) return hash;
   return new URLSearchParams(location.search).get("pos") || "";
+}
+
+// Opens the position `link` names as a new game; one that names none leaves the game as it is
+// and says why.
+async function openLink(link) {
+  const res = await backend.post("link", { link });
+  if (!res.ok) {
+    // the address follows the game shown again
+    if (game) render(game);
+    say(`The address names no position (${res.error}); this is the game as it was.`);
+    return null;
+  }
+  say("");
+  render(res.snapshot);
+  return res.snapshot;
 }
 
 // the address the page was opened with (the first snapshot drawn replaces it)
@@ -64,13 +86,13 @@ async function start(fresh) {
   // a link to another position: a new game there
   const link = opened ?? addressed();
   opened = null;
-  if (link && link !== snap.link) await api("link", { link });
+  if (link && link !== snap.link) await openLink(link);
   backend.listen(render);
 }
 
 window.addEventListener("hashchange", () => {
   const link = addressed();
-  if (game && link && link !== game.link) api("link", { link });
+  if (game && link && link !== game.link) openLink(link);
 });
 
 function build(s) {
