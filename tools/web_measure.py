@@ -18,10 +18,17 @@
   position proven, with one worker and with a worker a core (`?workers=N`);
 - `--analysis`: the analysis of 20 positions (`ANALYSIS_SET` below: every column proven, as
   `vier solve --all`), with one worker and with a worker a core, one browser after the other:
-  each position's time and the speed-up.
+  each position's time and the speed-up;
+- `--first-visit`: the engine's moves at a thinking time of `--movetime` ms with the analysis
+  after every move, on 7x6, then 12x4, then 5x13 (changed in the page's menu, as a person
+  would), `--moves` moves a size: on the first visit (a fresh browser profile, before the
+  service worker serves the page: not cross-origin isolated), then on the second (reloaded
+  once the service worker is in control: isolated). Each move is the page's own click-to-disc
+  time (`window.vierTimings`); the first move after a size change is shown apart.
 
     tools/web.sh && tools/web_measure.py [--folder target/web] [--set FILE] [--loads N]
         [--offline] [--stalls] [--review MOVES] [--analysis]
+        [--first-visit [--movetime MS] [--moves N] [--runs N]]
 
 Serves the folder with `python3 -m http.server` on a free port; needs Chromium, chromedriver
 and selenium (tools/test.sh installs them). Standard library and selenium only.
@@ -319,6 +326,74 @@ def analysis(url, workers):
         driver.quit()
 
 
+def visit_moves(driver, movetime, moves_per_size, sizes=("7x6", "12x4", "5x13")):
+    """The click-to-disc times (ms) of the engine's moves, size by size, with the analysis after
+    every move, as a person plays: the size chosen in the menu, a column clicked, the engine's
+    reply awaited (and the analysis of the position after it, as a person would look at it)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    state = lambda: driver.execute_script("return window.vierGame")  # noqa: E731
+    Select(driver.find_element(By.ID, "movetime")).select_by_value(str(movetime))
+    wait_for("the thinking time", lambda: state()["movetime"] == movetime)
+    always = driver.find_element(By.ID, "always")
+    if not always.is_selected():
+        always.click()
+    wait_for("the analysis after every move", lambda: state()["analysis_always"])
+    out = {}
+    for size in sizes:
+        if state()["size"] != size:
+            Select(driver.find_element(By.ID, "size")).select_by_value(size)
+            wait_for(f"the {size} board", lambda: state()["size"] == size and state()["moves"] == "")
+        done = len(driver.execute_script("return window.vierTimings"))
+        for i in range(moves_per_size):
+            s = state()
+            if s["status"] != "playing":
+                break
+            # the column nearest the centre that is open, then its neighbours
+            centre = (s["width"] + 1) / 2
+            col = min(s["legal"], key=lambda c: (abs(c - centre + (i % 3) - 1), c))
+            before = len(s["moves"])
+            driver.find_element(By.CSS_SELECTOR, f'[data-column="{col}"]').click()
+            wait_for("the engine's reply", lambda: (t := state())["status"] != "playing"
+                     or len(t["moves"]) >= before + 2, limit=120)
+            # a person reads the values before the next move: the analysis is under way
+            time.sleep(0.5)
+        out[size] = driver.execute_script("return window.vierTimings")[done:]
+    return out
+
+
+def first_visit(url, movetime, moves_per_size):
+    """The moves of `visit_moves` on the first visit and then on the second."""
+    driver = new_driver()
+    try:
+        opened(driver, url)
+        isolated = driver.execute_script("return crossOriginIsolated")
+        controlled = driver.execute_script("return !!navigator.serviceWorker.controller")
+        first = visit_moves(driver, movetime, moves_per_size)
+        wait_for("the service worker", lambda: driver.execute_script(
+            "return !!navigator.serviceWorker.controller"), limit=60)
+        opened(driver, url)
+        again = driver.execute_script("return crossOriginIsolated")
+        second = visit_moves(driver, movetime, moves_per_size)
+        cores = driver.execute_script("return navigator.hardwareConcurrency")
+        return (isolated, controlled, first), (again, second), cores
+    finally:
+        driver.quit()
+
+
+def show_moves(label, isolated, moves, movetime):
+    print(f"  {label} (cross-origin isolated: {str(isolated).lower()}):")
+    for size, times in moves.items():
+        if not times:
+            print(f"    {size}: no move")
+            continue
+        rest = times[1:] or times
+        print(f"    {size}: first move after the size change {times[0]:.0f} ms (T + "
+              f"{times[0] - movetime:.0f}); the others {min(rest):.0f}-{max(rest):.0f} ms, "
+              f"median {statistics.median(rest):.0f} (T + {max(rest) - movetime:.0f} at most)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--folder", default=os.path.join(ROOT, "target", "web"))
@@ -328,7 +403,13 @@ def main():
     ap.add_argument("--stalls", action="store_true")
     ap.add_argument("--review", metavar="MOVES")
     ap.add_argument("--analysis", action="store_true")
+    ap.add_argument("--first-visit", action="store_true")
+    ap.add_argument("--movetime", type=int, default=1000)
+    ap.add_argument("--moves", type=int, default=4)
+    ap.add_argument("--runs", type=int, default=2)
     a = ap.parse_args()
+    if a.first_visit:
+        a.loads = 0
     server = StaticServer(a.folder)
     try:
         for i in range(a.loads):
@@ -381,6 +462,16 @@ def main():
             t1 = sum(r[2] for r in n)
             tn = sum(r[2] for r in m)
             print(f"speed-up with {many} workers: {t1 / tn:.2f}")
+        if a.first_visit:
+            print(f"engine moves at a thinking time T = {a.movetime} ms, the analysis after every "
+                  f"move, {a.moves} moves a size (load {os.getloadavg()[0]:.1f}):")
+            for run in range(a.runs):
+                (iso1, sw1, first), (iso2, second), cores = first_visit(
+                    server.url, a.movetime, a.moves)
+                print(f" run {run + 1} ({cores} cores; a service worker at the start: "
+                      f"{str(sw1).lower()})")
+                show_moves("first visit", iso1, first, a.movetime)
+                show_moves("second visit", iso2, second, a.movetime)
     finally:
         server.stop()
 

@@ -2,7 +2,7 @@
 // where `vier gui` serves src/gui/web/server.js): the same `window.vierBackend` for the same
 // page (src/gui/web/app.js), with everything in this browser.
 //
-// The game is `vier gui`'s own state machine (vier::gui::state), in an instance of the engine's
+// The game is `vier gui`'s own state machine (vier::gui::game), in an instance of the engine's
 // WebAssembly module on this thread: it takes the page's changes and answers the snapshots the
 // page draws, and it says which searches the engine should run (web/engine/src/game.rs). It
 // never searches here, so the page never freezes. The searches run in Web Workers
@@ -65,12 +65,27 @@ window.vierBackend = (() => {
     return out.snapshot;
   }
 
+  // Where a stop ends the worker (the page is not cross-origin isolated: the first visit,
+  // before the service worker serves it), the next search of that worker waits until the old
+  // one has ended, up to 2 s in Chromium. So there, with two workers or more, the first is kept
+  // for the engine's moves: a move never waits for the end of an analysis it stopped (issue 76:
+  // each move of 12x4 and 5x13 took 3 s at a thinking time of 1 s).
+  const keepFirst = !(globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function") &&
+    laneCount > 1;
+
   // A free worker for a search: the first for the engine's moves (its tables are the largest
-  // and learn from move to move), else any free one, else a new one.
+  // and learn from move to move; another free one while the first is being replaced), else any
+  // free one (not the first where it is kept for moves), else a new one.
   function lane(request) {
     const move = request.multipv === 1 && !request.searchmoves;
-    if (move && lanes[0].key === null) return lanes[0];
-    const free = lanes.find((l) => l.key === null);
+    const up = (l) => l.key === null && !l.engine.replacing;
+    if (move && up(lanes[0])) return lanes[0];
+    if (move) {
+      const other = lanes.find(up);
+      if (other) return other;
+      if (lanes[0].key === null) return lanes[0];
+    }
+    const free = lanes.find((l, i) => l.key === null && !(keepFirst && i === 0 && !move));
     if (free) return free;
     const l = {
       engine: new VierEngine({
@@ -142,7 +157,8 @@ window.vierBackend = (() => {
     game = await instantiate(module);
     await breathe();
     const seed = crypto.getRandomValues(new Uint32Array(1))[0];
-    const first = call("game_new", { seed, lanes: laneCount });
+    // the game runs as many searches at once as there are workers for them
+    const first = call("game_new", { seed, lanes: keepFirst ? laneCount - 1 : laneCount });
     latest = first.snapshot;
     // for the browser tests and the curious: the engine, its workers, what the first fetched
     window.vierEngine = lanes[0].engine;

@@ -59,6 +59,10 @@ export class VierEngine {
     // workers ended by stop(), and searches stopped without (each reported by its worker)
     this.restarts = 0;
     this.stops = [];
+    // bumped by every stop(): a request still waiting for the worker when it comes is never sent
+    this.generation = 0;
+    // a worker ended by stop() is being replaced (the next request waits for it)
+    this.replacing = false;
     // the stop mark the worker reads, where memory can be shared with it
     this.stopMark = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function"
       ? new Int32Array(new SharedArrayBuffer(4)) : null;
@@ -134,9 +138,16 @@ export class VierEngine {
     this.pending.clear();
   }
 
-  // A request: {op, ...}; `onProgress` gets the reports of a search.
+  // A request: {op, ...}; `onProgress` gets the reports of a search. One that a stop() overtakes
+  // while it waits for the worker is answered as stopped and never sent (issue 76: a stopped
+  // analysis, sent once its replaced worker was up, held the engine's next move for 30 s).
   async request(op, params = {}, onProgress = null) {
+    const generation = this.generation;
     await this.ready;
+    if (generation !== this.generation) {
+      if (op === "think") return { column: null, move: null, stopped: true };
+      throw new Error("stopped");
+    }
     return this.#send(op, params, onProgress);
   }
 
@@ -169,6 +180,7 @@ export class VierEngine {
   // else fails with "stopped". The promise is the engine's readiness for the next request. An
   // idle worker is kept, with what its tables learnt.
   stop() {
+    this.generation++;
     if (this.pending.size === 0) return this.ready;
     const ids = [...this.pending.keys()];
     const cooperative = this.stopMark !== null &&
@@ -192,7 +204,9 @@ export class VierEngine {
     this.worker.terminate();
     const old = this.lock;
     this.restarts++;
+    this.replacing = true;
     this.ready = VierEngine.ended(old).then(() => this.#start());
+    this.ready.then(() => { this.replacing = false; }, () => { this.replacing = false; });
     return this.ready;
   }
 

@@ -624,6 +624,35 @@ class PageTests(unittest.TestCase):
             if n.startswith("vier-worker")]) == workers)
         return self.d.execute_script("clearInterval(window.vierSampler); return window.vierPeak")
 
+    def test_on_the_first_visit_a_size_change_never_holds_the_engines_move(self):
+        # issue 76: before the service worker serves the page (not cross-origin isolated), the
+        # analysis stopped by a size change was sent to the worker once it had been replaced,
+        # and held the engine's first move on the new board for 31 s (an analysis's 30 s)
+        server = StaticServer(FOLDER)
+        try:
+            self.d.get(server.url)
+            self.ready()
+            self.assertFalse(self.d.execute_script("return crossOriginIsolated"))
+            self.setting("movetime", "300", "movetime", 300)
+            self.d.find_element(By.ID, "always").click()
+            wait_for("the analysis after every move", lambda: self.state()["analysis_always"])
+            for size in ("12x4", "5x13"):
+                self.choose("size", size)
+                wait_for(f"the {size} board", lambda: self.state()["size"] == size)
+                wait_for("the analysis under way",
+                         lambda: self.state()["engine"]["state"] == "analysing")
+                time.sleep(0.5)
+                self.click(3)
+                wait_for("the engine's reply", lambda: len(self.state()["moves"]) == 2, limit=60)
+                wait_for("the analysis under way",
+                         lambda: self.state()["engine"]["state"] == "analysing")
+            ms = self.d.execute_script("return window.vierTimings")[-1]
+            print(f"the first move after a size change on the first visit: {ms:.0f} ms at a "
+                  f"thinking time of 300 ms", file=sys.stderr)
+            self.assertLess(ms, 300 + 5000, "the engine's move waited for a stopped analysis")
+        finally:
+            server.stop()
+
     def test_after_a_stop_no_second_worker_is_alive(self):
         # a server of its own: the first visit is not yet the service worker's
         server = StaticServer(FOLDER)
