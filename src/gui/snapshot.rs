@@ -60,6 +60,8 @@ struct Snapshot<'a> {
     #[serde(flatten)]
     view: View,
     last_move: Option<(usize, usize)>,
+    /// Where the four of a won game lies, in words ("across the bottom row").
+    four: Option<String>,
     engine_side: Side,
     movetime: u64,
     /// The skill level, and every skill level with its Elo (the full engine last).
@@ -110,6 +112,7 @@ fn snapshot<'a>(id: &'a str, g: &'a Game) -> Snapshot<'a> {
         version: g.version,
         size: g.size().to_string(),
         last_move,
+        four: (!view.winning.is_empty()).then(|| words::four(&view.winning, view.width)),
         engine_side: g.engine_side,
         movetime: g.movetime,
         level: g.level,
@@ -150,13 +153,15 @@ fn thinking(t: &Thinking) -> ThinkingView {
 }
 
 /// The analysis `a` of `view` in words: each column's value, the best marked, and the summary.
+/// Only a proven column is marked best, and only when no column is ranked above it: an
+/// estimate may be better or worse than it says (issue 76: a "?" was outlined as best).
 fn analysis(size: Size, view: &View, a: &Analysis) -> AnalysisView {
     let top = a.columns.values().map(|c| c.value.score.rank()).max();
     let columns: Vec<ColumnValue> = a
         .columns
         .iter()
         .map(|(&column, c)| {
-            let best = Some(c.value.score.rank()) == top;
+            let best = c.exact.is_some() && Some(c.value.score.rank()) == top;
             column_value(column, c, best, size, view.width)
         })
         .collect();

@@ -85,6 +85,42 @@ pub fn sentence(v: Value, best: bool) -> String {
     }
 }
 
+/// Where a won game's four in a row lies, in a player's words: "across the bottom row", "across
+/// row 3", "up column 4", "on a diagonal from column 2 up to column 5"; `cells` are the winning
+/// cells, 1-based (column, row from the bottom), as [`super::view::View::winning`] lists them.
+/// Two fours at once are "in two lines at once".
+pub fn four(cells: &[(usize, usize)], width: usize) -> String {
+    let mut cells = cells.to_vec();
+    cells.sort_unstable();
+    let (Some(&(c0, r0)), Some(&(c1, r1))) = (cells.first(), cells.last()) else {
+        return String::new();
+    };
+    let along = |dc: usize, up: bool| {
+        cells.windows(2).all(|w| {
+            let (a, b) = (w[0], w[1]);
+            b.0 == a.0 + dc && if up { b.1 == a.1 + 1 } else { b.1 + 1 == a.1 }
+        })
+    };
+    if cells.iter().all(|&(_, r)| r == r0) {
+        if r0 == 1 {
+            "across the bottom row".into()
+        } else {
+            format!("across row {r0}")
+        }
+    } else if cells.iter().all(|&(c, _)| c == c0) {
+        format!("up column {}", column(c0, width))
+    } else if along(1, true) || along(1, false) {
+        let way = if r1 > r0 { "up" } else { "down" };
+        format!(
+            "on a diagonal from column {} {way} to column {}",
+            column(c0, width),
+            column(c1, width)
+        )
+    } else {
+        "in two lines at once".into()
+    }
+}
+
 /// The engine's value of its own line while it thinks, from the view of the side to move
 /// ("wins with its 3rd disc from now, at least").
 pub fn thinking(v: Value) -> String {
@@ -273,6 +309,27 @@ mod tests {
         assert!(line.starts_with("Not proven yet: every column."), "{line}");
         assert!(line.contains("second player wins"), "{line}");
         assert!(line.contains("Tromp"), "{line}");
+    }
+
+    #[test]
+    fn a_four_is_said_where_it_lies() {
+        let row = [(2, 1), (3, 1), (4, 1), (5, 1)];
+        assert_eq!(four(&row, 7), "across the bottom row");
+        assert_eq!(four(&[(4, 3), (4, 4), (4, 5), (4, 6)], 7), "up column 4");
+        assert_eq!(
+            four(&[(1, 1), (2, 2), (3, 3), (4, 4)], 12),
+            "on a diagonal from column a up to column d"
+        );
+        assert_eq!(
+            four(&[(4, 4), (5, 3), (6, 2), (7, 1)], 7),
+            "on a diagonal from column 4 down to column 7"
+        );
+        assert_eq!(
+            four(&[(1, 2), (2, 2), (3, 2), (4, 2), (5, 2)], 7),
+            "across row 2"
+        );
+        let two = [(1, 1), (2, 1), (3, 1), (4, 1), (4, 2), (4, 3), (4, 4)];
+        assert_eq!(four(&two, 7), "in two lines at once");
     }
 
     #[test]

@@ -485,7 +485,9 @@ class PageTests(unittest.TestCase):
         try:
             for width, height, size, moves in ((390, 844, "7x6", "4453"), (360, 640, "7x6", "4453"),
                                                (390, 844, "12x4", "cjbebhhhkgdbiaghkaiedl"),
-                                               (360, 640, "12x4", "cjbebhhhkgdbiaghkaiedl")):
+                                               (360, 640, "12x4", "cjbebhhhkgdbiaghkaiedl"),
+                                               (390, 844, "5x13", "2513144442142455244"),
+                                               (360, 640, "5x13", "2513144442142455244")):
                 with self.subTest(width=width, height=height, size=size):
                     self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                         "width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
@@ -509,6 +511,14 @@ class PageTests(unittest.TestCase):
                     self.assertLessEqual(page_width, width, "nothing scrolls sideways")
                     self.assertLessEqual(board_bottom, height, "the board on the first screen")
                     self.assertGreaterEqual(status_top, 0)
+                    # centred, and as large as the screen allows (issue 76: 5x13 was 191 px
+                    # wide on 390x844, at the left)
+                    left, right = self.d.execute_script(
+                        "const r = document.getElementById('board').getBoundingClientRect();"
+                        "return [r.left, r.right]")
+                    self.assertLessEqual(abs((left + right) / 2 - width / 2), 2, "centred")
+                    if height >= 800:
+                        self.assertGreaterEqual(right - left, 0.6 * width, "as large as it can")
                     if (width, size) == (390, "7x6"):
                         self.screenshot("web-phone.png")
                         try:
@@ -518,6 +528,23 @@ class PageTests(unittest.TestCase):
                             self.dark(False)
         finally:
             self.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_the_end_of_a_game_moves_nothing_and_says_where_the_four_is(self):
+        # issue 76: the status at the end of a game widened the board's column, and the panel
+        # beside it jumped from x=535 to x=777
+        self.setting("side", "none", "engine_side", "none")
+        body = self.d.find_element(By.TAG_NAME, "body")
+        body.send_keys("414141")
+        wait_for("six moves", lambda: self.state()["moves"] == "414141")
+        where = "return [...document.querySelectorAll('#board, aside.side')].map(" \
+                "(e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width]; })"
+        before = self.d.execute_script(where)
+        body.send_keys("4")
+        wait_for("the four", lambda: self.state()["status"] == "x-wins")
+        self.assertEqual(self.d.execute_script(where), before)
+        status = self.d.find_element(By.ID, "status").text
+        self.assertIn("four up column 4", status)
+        self.assertEqual(len(self.d.find_elements(By.CSS_SELECTOR, ".cell.win")), 4)
 
     def test_the_move_list_steps_back_and_forward(self):
         self.setting("side", "none", "engine_side", "none")

@@ -151,10 +151,9 @@ function build(s) {
 function statusText(s) {
   if (s.status === "x-wins" || s.status === "o-wins") {
     const side = s.status[0];
-    const four = s.winning.map(([c, r]) => `${colChar(c, s.width)}/${r}`).join(" ");
     const winner = s.engine_side === side ? `The engine (${name[side]}) wins`
       : s.engine_side === "none" ? `${name[side]} wins` : `You (${name[side]}) win`;
-    return `${winner}: four in a row at column/row ${four}.`;
+    return `${winner}: four ${s.four}.`;
   }
   if (s.status === "draw") return "Draw: the board is full.";
   if (s.ply < s.line.length && s.engine_side === s.to_move) {
@@ -445,6 +444,7 @@ function drawGraph(r, ply) {
   cursor.setAttribute("class", "cursor");
   parts.push(cursor);
   svg.replaceChildren(...parts);
+  $("graph-end").textContent = n > 0 ? `move ${n}` : "";
 }
 
 $("graph").addEventListener("click", (e) => {
