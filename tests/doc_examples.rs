@@ -68,8 +68,9 @@ fn plans() -> Vec<(&'static str, Plan)> {
             Run(&[("--games 160", "--games 2")]),
         ),
         // README.md and docs/python.md
+        ("python3 -m venv .venv && . .venv/bin/activate", Run(NONE)),
         (
-            "pip install .",
+            "pip install -v .",
             Skip("tests/python_package.rs installs the package into a virtual environment and runs docs/python.md's example"),
         ),
         // README.md and docs/serve.md
@@ -97,6 +98,10 @@ fn plans() -> Vec<(&'static str, Plan)> {
         (
             "tools/web_measure.py --loads 3 --offline --stalls",
             Skip("needs the folder of tools/web.sh (minutes): tests/web.rs loads the page in Chromium, offline too"),
+        ),
+        (
+            "tools/web_measure.py --first-visit --movetime 1000 --runs 2",
+            Skip("needs the folder of tools/web.sh (minutes): tests/web.rs plays the first visit's size change in Chromium"),
         ),
         (
             "tools/web_measure.py --loads 0 --set tests/data/pons/Test_L1_R1",
