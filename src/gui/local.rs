@@ -74,7 +74,9 @@ pub fn run(opts: &GuiOptions) -> io::Result<()> {
     })
 }
 
-/// Asks the desktop to open the page; without a desktop the printed URL is enough.
+/// Asks the desktop to open the page, and says so when it cannot (no desktop, no opener): the
+/// printed address is then the way in. The opener is waited for on a thread of its own, so
+/// that it is reaped when it ends (issue 76: a defunct `xdg-open` stayed beside the server).
 fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
@@ -83,10 +85,31 @@ fn open_browser(url: &str) {
     } else {
         "xdg-open"
     };
-    let _ = std::process::Command::new(opener)
+    let child = std::process::Command::new(opener)
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn();
+    let url = url.to_string();
+    let cannot = move |why: String| {
+        eprintln!("vier gui: no browser was opened ({why}): open {url} in one yourself");
+    };
+    let also = cannot.clone();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return cannot(format!("{opener}: {e}")),
+    };
+    // `explorer` answers 1 when it has opened the page: only where the status means something
+    let judged = !cfg!(target_os = "windows");
+    let spawned = std::thread::Builder::new()
+        .name("browser".into())
+        .spawn(move || match child.wait() {
+            Ok(status) if judged && !status.success() => cannot(format!("{opener} {status}")),
+            Ok(_) => {}
+            Err(e) => cannot(format!("{opener}: {e}")),
+        });
+    if let Err(e) = spawned {
+        also(format!("no thread to wait for {opener}: {e}"));
+    }
 }

@@ -7,6 +7,7 @@ page until a condition holds or a generous limit passes; no assertion depends on
 import http.client
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -1159,6 +1160,36 @@ class HttpTests(unittest.TestCase):
                 if process_alive(p):
                     os.kill(p, signal.SIGKILL)
             srv.stop()
+
+    def test_the_browser_opener_is_reaped_and_a_failure_is_said(self):
+        # issue 76: `vier gui` left a defunct xdg-open and said nothing when no browser opened
+        bin_dir = self.tmp()
+        opener = os.path.join(bin_dir, "xdg-open")
+        with open(opener, "w") as fh:
+            fh.write("#!/bin/sh\nexit 3\n")
+        os.chmod(opener, 0o755)
+        for path, why in ((bin_dir, "xdg-open exit status: 3"), (self.tmp(), "xdg-open: ")):
+            proc = subprocess.Popen([VIER, "gui", "--port", "0"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True,
+                                    env={**os.environ, "PATH": path})
+            try:
+                self.assertIn("http://", proc.stdout.readline())
+                ready = select.select([proc.stderr], [], [], 20)[0]
+                self.assertTrue(ready, "vier gui said nothing of the browser it could not open")
+                line = proc.stderr.readline()
+                self.assertIn("no browser was opened", line)
+                self.assertIn(why, line)
+                time.sleep(0.5)
+                left = []
+                for task in os.listdir(f"/proc/{proc.pid}/task"):
+                    with open(f"/proc/{proc.pid}/task/{task}/children") as fh:
+                        left += [int(p) for p in fh.read().split()]
+                self.assertEqual(left, [], "the opener is reaped")
+            finally:
+                proc.terminate()
+                proc.wait(10)
+                proc.stdout.close()
+                proc.stderr.close()
 
     def tmp(self):
         import tempfile
