@@ -153,6 +153,8 @@ pub struct Leaf {
     pub bounds: (i32, i32),
     /// The values the position may have, by the rules.
     pub range: (i32, i32),
+    /// The solver's nodes the proof says it took.
+    pub nodes: u64,
 }
 
 /// A certificate read: what it proves, the leaves to solve again, and what does not hold.
@@ -168,9 +170,53 @@ pub struct Checked {
     pub errors: Vec<String>,
 }
 
-/// Checks a certificate's back-up against the rules: every line a position, every node's
-/// bounds shown by its children's lines (or the rules), the root's value the one stated.
-/// A certificate whose header cannot be read is an error; the rest is in `errors`.
+/// Whether what a solver found of a leaf (`found`, bounds `lo..=hi` with `i32::MIN` or
+/// `i32::MAX` for no bound on that side) lies within what the certificate says of it: the
+/// solver's bounds are taken within the values the position may have first.
+pub fn leaf_agrees(leaf: &Leaf, found: (i32, i32)) -> Result<(), String> {
+    let ((lo, hi), (tmin, tmax)) = (leaf.bounds, leaf.range);
+    let (a, b) = (found.0.max(tmin), found.1.min(tmax));
+    if lo <= a && b <= hi {
+        Ok(())
+    } else {
+        Err(format!(
+            "leaf {}: the certificate says {}, the solver says {}",
+            leaf.moves,
+            span(lo, hi, (tmin, tmax)),
+            span(a, b, (tmin, tmax))
+        ))
+    }
+}
+
+/// Bounds `lo..=hi` of a position whose values lie in `range`, in words: `3`, `at least 0`,
+/// `at most -1`, `1..5`.
+pub fn span(lo: i32, hi: i32, range: (i32, i32)) -> String {
+    match (lo, hi) {
+        _ if lo == hi => lo.to_string(),
+        _ if hi >= range.1 => format!("at least {lo}"),
+        _ if lo <= range.0 => format!("at most {hi}"),
+        _ => format!("{lo}..{hi}"),
+    }
+}
+
+/// A line read: where it is, its position's move string, what it says, and the values the
+/// position may have by the rules.
+struct Read {
+    line: usize,
+    moves: String,
+    entry: Entry,
+    range: (i32, i32),
+}
+
+/// The most errors a check reports.
+const MOST_ERRORS: usize = 20;
+
+/// Checks a certificate's back-up against the rules: every line a position below the root (a
+/// child of the root's or of a node's line), once, with bounds within the values it may have;
+/// every node's bounds shown by its children's lines (or the rules); the root's value the one
+/// stated. Every number is checked against the position's range before it is used, and the
+/// back-up negates in `i64`, so no number a certificate holds can wrap. A certificate whose
+/// header cannot be read is an error; the rest is in `errors`, each with its line.
 pub fn check(text: &str) -> Result<Checked, Vec<String>> {
     let mut errors = Vec::new();
     let mut it = text.lines();
@@ -195,7 +241,7 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
         let goal = field("goal")?;
         let goal = Goal::parse(&goal).ok_or(format!("goal '{goal}' is neither weak nor exact"))?;
         let value = field("value")?;
-        let value: i32 = value.parse().map_err(|_| format!("value '{value}'"))?;
+        let value: i32 = number(&value).ok_or(format!("value '{value}' is not a number"))?;
         let proof = Proof {
             size,
             root,
@@ -205,13 +251,22 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
         Ok::<_, String>((proof, value))
     })();
     let (proof, value) = head.map_err(|e| vec![e])?;
-    let mut entries: HashMap<u128, (String, Entry)> = HashMap::new();
+    let root = position(proof.size, &proof.root).map_err(|e| vec![format!("root: {e}")])?;
+    let root_look = examine(&root, proof.goal, false).look;
+    if !(root_look.range.0..=root_look.range.1).contains(&value) {
+        return Err(vec![format!(
+            "value {value}: the root {} may only be {}..{}",
+            proof.root, root_look.range.0, root_look.range.1
+        )]);
+    }
+    let mut entries: HashMap<u128, Read> = HashMap::new();
     let mut lines = 0;
     for (i, l) in text.lines().enumerate().skip(5) {
         lines += 1;
+        let at = i + 1;
         let t: Vec<&str> = l.split(' ').collect();
         let parsed = match t[..] {
-            [m, "node", a, b] => a.parse().ok().zip(b.parse().ok()).map(|(a, b)| {
+            [m, "node", a, b] => number(a).zip(number(b)).map(|(a, b)| {
                 (
                     m,
                     Entry::Node {
@@ -220,7 +275,7 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
                     },
                 )
             }),
-            [m, "leaf", v, n] if values => v.parse().ok().zip(n.parse().ok()).map(|(v, nodes)| {
+            [m, "leaf", v, n] if values => number(v).zip(number(n)).map(|(v, nodes)| {
                 (
                     m,
                     Entry::Leaf {
@@ -230,135 +285,167 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
                     },
                 )
             }),
-            [m, "leaf", a, b, n] if !values => a
-                .parse()
-                .ok()
-                .zip(b.parse().ok())
-                .zip(n.parse().ok())
-                .map(|((a, b), nodes)| {
-                    (
-                        m,
-                        Entry::Leaf {
-                            at_least: a,
-                            at_most: b,
-                            nodes,
-                        },
-                    )
-                }),
+            [m, "leaf", a, b, n] if !values => {
+                number(a)
+                    .zip(number(b))
+                    .zip(number(n))
+                    .map(|((a, b), nodes)| {
+                        (
+                            m,
+                            Entry::Leaf {
+                                at_least: a,
+                                at_most: b,
+                                nodes,
+                            },
+                        )
+                    })
+            }
             _ => None,
         };
         let Some((moves, entry)) = parsed else {
-            errors.push(format!(
-                "line {}: '{l}' is not a line of a certificate",
-                i + 1
-            ));
+            errors.push(format!("line {at}: '{l}' is not a line of a certificate"));
             continue;
         };
         let pos = match position(proof.size, moves) {
             Ok(p) => p,
             Err(e) => {
-                errors.push(format!("line {}: {e}", i + 1));
+                errors.push(format!("line {at}: not a position of {}: {e}", proof.size));
                 continue;
             }
         };
         let look = examine(&pos, proof.goal, false).look;
         if let Some(v) = look.settled {
             errors.push(format!(
-                "line {}: {moves}: the rules settle it ({v}): it has no line",
-                i + 1
+                "line {at}: {moves}: the rules settle it ({v}): it has no line"
             ));
             continue;
         }
-        if entries
-            .insert(look.key, (moves.to_string(), entry))
-            .is_some()
-        {
+        // every number within the position's range before any arithmetic
+        let (lo, hi) = entry.bounds();
+        let (tmin, tmax) = look.range;
+        if !(tmin <= lo && lo <= hi && hi <= tmax) {
             errors.push(format!(
-                "line {}: {moves}: a position (or its mirror image) twice",
-                i + 1
+                "line {at}: {moves}: bounds {lo}..{hi} are not within {tmin}..{tmax}, the values \
+                 it may have"
             ));
+            continue;
         }
+        if let Some(before) = entries.get(&look.key) {
+            errors.push(format!(
+                "line {at}: {moves}: the position (or its mirror image) of line {} again",
+                before.line
+            ));
+            continue;
+        }
+        entries.insert(
+            look.key,
+            Read {
+                line: at,
+                moves: moves.to_string(),
+                entry,
+                range: look.range,
+            },
+        );
     }
-    // the root says the value
-    let root = match position(proof.size, &proof.root) {
-        Ok(p) => p,
-        Err(e) => return Err(vec![format!("root: {e}")]),
-    };
-    let root_look = examine(&root, proof.goal, false).look;
-    // a position's bounds: the rules', or its line's
-    let bound = |key: u128, settled: Option<i32>| -> Option<(i32, i32)> {
+    // a position's bounds: the rules', or its line's (within its range: checked above)
+    let bound = |key: u128, settled: Option<i32>| -> Option<(i64, i64)> {
         match settled {
-            Some(v) => Some((v, v)),
-            None => entries.get(&key).map(|(_, e)| e.bounds()),
+            Some(v) => Some((v.into(), v.into())),
+            None => entries.get(&key).map(|r| {
+                let (lo, hi) = r.entry.bounds();
+                (lo.into(), hi.into())
+            }),
         }
     };
-    if bound(root_look.key, root_look.settled) != Some((value, value)) {
+    if bound(root_look.key, root_look.settled) != Some((value.into(), value.into())) {
         errors.push(format!(
             "the root {} is not shown to be {value}",
             proof.root
         ));
     }
+    // the lines below the root: the root's, and the children of every node line reached
+    let mut reached = std::collections::HashSet::new();
+    let mut todo = vec![root_look.key];
+    while let Some(key) = todo.pop() {
+        let Some(r) = entries.get(&key) else { continue };
+        if !reached.insert(key) {
+            continue;
+        }
+        if let Entry::Node { .. } = r.entry {
+            let pos = position(proof.size, &r.moves).expect("read above");
+            for (_, _, c) in examine(&pos, proof.goal, true).children {
+                if c.settled.is_none() && entries.contains_key(&c.key) {
+                    todo.push(c.key);
+                }
+            }
+        }
+    }
+    let mut sorted: Vec<(&u128, &Read)> = entries.iter().collect();
+    sorted.sort_by_key(|(_, r)| r.line);
+    for (key, r) in &sorted {
+        if !reached.contains(*key) {
+            errors.push(format!(
+                "line {}: {}: not a position below the root: no node line has it as a child",
+                r.line, r.moves
+            ));
+        }
+    }
     // every node's bounds from its children
     let mut leaves = Vec::new();
-    let mut sorted: Vec<(&u128, &(String, Entry))> = entries.iter().collect();
-    sorted.sort_by(|a, b| (a.1 .0.len(), &a.1 .0).cmp(&(b.1 .0.len(), &b.1 .0)));
-    for (_, (moves, entry)) in sorted {
-        let pos = position(proof.size, moves).expect("read above");
-        match *entry {
+    for (key, r) in sorted {
+        if errors.len() >= MOST_ERRORS {
+            break;
+        }
+        if !reached.contains(key) {
+            continue;
+        }
+        let (moves, at) = (&r.moves, r.line);
+        match r.entry {
             Entry::Leaf {
-                at_least, at_most, ..
-            } => {
-                let (tmin, tmax) = examine(&pos, proof.goal, false).look.range;
-                if !(tmin <= at_least && at_least <= at_most && at_most <= tmax) {
-                    errors.push(format!(
-                        "{moves}: leaf bounds {at_least}..{at_most} are not within {tmin}..{tmax}"
-                    ));
-                }
-                leaves.push(Leaf {
-                    moves: moves.clone(),
-                    bounds: (at_least, at_most),
-                    range: (tmin, tmax),
-                });
-            }
+                at_least,
+                at_most,
+                nodes,
+            } => leaves.push(Leaf {
+                moves: moves.clone(),
+                bounds: (at_least, at_most),
+                range: r.range,
+                nodes,
+            }),
             Entry::Node { at_least, at_most } => {
+                let pos = position(proof.size, moves).expect("read above");
                 let ex = examine(&pos, proof.goal, true);
-                let (tmin, tmax) = ex.look.range;
-                if at_least > at_most {
-                    errors.push(format!(
-                        "{moves}: at least {at_least} and at most {at_most}"
-                    ));
-                }
+                let (tmin, tmax) = r.range;
+                let (l, u) = (i64::from(at_least), i64::from(at_most));
                 if at_least > tmin
-                    && !ex.children.iter().any(|(_, _, c)| {
-                        bound(c.key, c.settled).is_some_and(|(_, hi)| -hi >= at_least)
-                    })
+                    && !ex
+                        .children
+                        .iter()
+                        .any(|(_, _, c)| bound(c.key, c.settled).is_some_and(|(_, hi)| -hi >= l))
                 {
                     errors.push(format!(
-                        "{moves}: no child shows that it is at least {at_least}"
+                        "line {at}: {moves}: no child shows that it is at least {at_least}"
                     ));
                 }
                 if at_most < tmax {
                     for (col, _, c) in &ex.children {
                         let child = child_moves(moves, *col, proof.size.width());
                         match bound(c.key, c.settled) {
-                            Some((lo, _)) if -lo <= at_most => {}
+                            Some((lo, _)) if -lo <= u => {}
                             Some((lo, _)) => errors.push(format!(
-                                "{moves}: its move to {child} may give {} > {at_most}",
+                                "line {at}: {moves}: its move to {child} may give {} > {at_most}",
                                 -lo
                             )),
                             None => errors.push(format!(
-                                "{moves}: {child} has no line, and at most {at_most} needs it"
+                                "line {at}: {moves}: {child} has no line, and at most {at_most} \
+                                 needs it"
                             )),
                         }
                     }
                 }
             }
         }
-        if errors.len() >= 20 {
-            break;
-        }
     }
-    errors.truncate(20);
+    errors.truncate(MOST_ERRORS);
     Ok(Checked {
         proof,
         value,
@@ -366,4 +453,315 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
         leaves,
         errors,
     })
+}
+
+/// A number as vier writes it: digits, a minus sign for a negative one, nothing else (no `+`,
+/// no spaces), within its type.
+fn number<T: std::str::FromStr>(s: &str) -> Option<T> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bits::Bitboard;
+    use crate::board::{AnyPosition, Position, PositionJob, Size};
+    use crate::solver::Solver;
+    use proptest::prelude::*;
+
+    /// The value of `p` by the solver (win/draw/loss for `Weak`).
+    fn solved(solver: &mut Solver, p: &AnyPosition, goal: Goal) -> i32 {
+        struct Solve<'a>(&'a mut Solver, Goal);
+        impl PositionJob for Solve<'_> {
+            type Output = i32;
+            fn run<const W: usize, const H: usize, B: Bitboard>(self, p: Position<W, H, B>) -> i32 {
+                match self.1 {
+                    Goal::Weak => self.0.solve_weak(&p),
+                    Goal::Exact => self.0.solve(&p),
+                }
+                .expect("no limit")
+            }
+        }
+        p.run(Solve(solver, goal))
+    }
+
+    /// A true certificate of `root`: node lines `depth` moves down, then leaves, every line
+    /// the position's value from the solver.
+    fn true_certificate(
+        solver: &mut Solver,
+        size: Size,
+        root: &str,
+        goal: Goal,
+        depth: u32,
+    ) -> (i32, Vec<String>) {
+        let pos = position(size, root).unwrap();
+        let value = solved(solver, &pos, goal);
+        let mut lines = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = std::collections::VecDeque::from([(root.to_string(), pos, 0)]);
+        while let Some((moves, pos, d)) = todo.pop_front() {
+            let ex = examine(&pos, goal, true);
+            if ex.look.settled.is_some() || !seen.insert(ex.look.key) {
+                continue;
+            }
+            let v = solved(solver, &pos, goal);
+            if d == depth {
+                lines.push(format!("{moves} leaf {v} {v} 0"));
+                continue;
+            }
+            lines.push(format!("{moves} node {v} {v}"));
+            for (col, child, _) in ex.children {
+                todo.push_back((child_moves(&moves, col, size.width()), child, d + 1));
+            }
+        }
+        (value, lines)
+    }
+
+    fn text(size: Size, root: &str, goal: Goal, value: i32, lines: &[String]) -> String {
+        let mut t = format!(
+            "{HEADER}\nsize {size}\nroot {root}\ngoal {}\nvalue {value}\n",
+            goal.name()
+        );
+        for l in lines {
+            t.push_str(l);
+            t.push('\n');
+        }
+        t
+    }
+
+    /// Whether `--verify` would accept the certificate, its leaves solved here: the root's
+    /// value it proves, or why not.
+    fn accepted(solver: &mut Solver, text: &str) -> Result<i32, Vec<String>> {
+        let c = check(text)?;
+        let mut errors = c.errors.clone();
+        for leaf in &c.leaves {
+            let p = position(c.proof.size, &leaf.moves).unwrap();
+            let v = solved(solver, &p, c.proof.goal);
+            if let Err(e) = leaf_agrees(leaf, (v, v)) {
+                errors.push(e);
+            }
+        }
+        if errors.is_empty() {
+            Ok(c.value)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The certificate of issue 74: the empty 5x4 board (a draw) as a loss, from bounds below
+    /// the score range whose negation wrapped.
+    const FORGED: &str = "# vier prove certificate 2\nsize 5x4\nroot -\ngoal weak\nvalue -1\n\
+        - node -1 -1\n1 node -2147483648 -2147483647\n2 node -2147483648 2147483647\n\
+        3 node -2147483648 2147483647\n11 node -2147483648 2147483647\n\
+        12 node -2147483648 2147483647\n13 node -2147483648 2147483647\n\
+        14 node -2147483648 2147483647\n15 node -2147483648 2147483647\n";
+
+    #[test]
+    fn the_forged_certificate_of_issue_74_is_refused_line_by_line() {
+        let c = check(FORGED).unwrap();
+        assert!(
+            c.errors
+                .iter()
+                .any(|e| e.starts_with("line 7: 1: bounds -2147483648..-2147483647 are not")),
+            "{:?}",
+            c.errors
+        );
+        // every line below the root, each with its number
+        for line in 7..=14 {
+            assert!(
+                c.errors
+                    .iter()
+                    .any(|e| e.starts_with(&format!("line {line}: ")) && e.contains("not within")),
+                "line {line}: {:?}",
+                c.errors
+            );
+        }
+        assert!(c.errors.iter().any(|e| e.starts_with("line 6: -: ")));
+    }
+
+    #[test]
+    fn numbers_past_the_score_range_are_refused_before_any_arithmetic() {
+        let mut solver = Solver::new(1);
+        let size: Size = "5x4".parse().unwrap();
+        for goal in [Goal::Weak, Goal::Exact] {
+            let (value, lines) = true_certificate(&mut solver, size, "-", goal, 1);
+            assert_eq!(
+                accepted(&mut solver, &text(size, "-", goal, value, &lines)),
+                Ok(0)
+            );
+            for extreme in [i32::MIN, i32::MIN + 1, -21, 21, i32::MAX - 1, i32::MAX] {
+                for field in [2, 3] {
+                    let mut bad = lines.clone();
+                    let mut f: Vec<String> = bad[1].split(' ').map(String::from).collect();
+                    f[field] = extreme.to_string();
+                    bad[1] = f.join(" ");
+                    let e = check(&text(size, "-", goal, value, &bad)).unwrap().errors;
+                    assert!(
+                        e.iter().any(|e| e.starts_with("line 7: ")),
+                        "{goal:?} {extreme} {field}: {e:?}"
+                    );
+                }
+            }
+            // a value past the range, and numbers that are not numbers as vier writes them
+            for v in [
+                "-2147483648",
+                "2147483647",
+                "99999999999",
+                "+0",
+                " 0",
+                "0x0",
+            ] {
+                let t =
+                    text(size, "-", goal, 0, &lines).replace("value 0\n", &format!("value {v}\n"));
+                assert!(
+                    check(&t).is_err() || !check(&t).unwrap().errors.is_empty(),
+                    "{v}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_off_the_tree_twice_or_of_another_size_is_refused_with_its_line() {
+        let mut solver = Solver::new(1);
+        let size: Size = "5x4".parse().unwrap();
+        let (value, lines) = true_certificate(&mut solver, size, "3", Goal::Weak, 1);
+        let errors = |extra: &str| {
+            let mut l = lines.clone();
+            l.push(extra.to_string());
+            check(&text(size, "3", Goal::Weak, value, &l))
+                .unwrap()
+                .errors
+        };
+        let at = 6 + lines.len();
+        // not below the root (another first move), the root again, its mirror image again, a
+        // column of a wider board, a column of the letters' notation mixed in
+        for (extra, says) in [
+            ("2 node -1 1", "not a position below the root"),
+            ("3 node -1 1", "again"),
+            ("31 leaf -1 1 0", "again"),
+            ("36 leaf -1 1 0", "not a position of 5x4"),
+            ("3a leaf -1 1 0", "not a position of 5x4"),
+            ("3 node 0", "not a line of a certificate"),
+        ] {
+            let e = errors(extra);
+            assert!(
+                e.iter()
+                    .any(|e| e.starts_with(&format!("line {at}: ")) && e.contains(says)),
+                "{extra}: {e:?}"
+            );
+        }
+    }
+
+    /// Proptest's cases: enough to meet each mutation many times, few enough for seconds.
+    const CASES: u32 = 96;
+
+    /// A number for a mutation: the ends of `i32`, the edges of the score ranges, any.
+    fn a_number() -> impl Strategy<Value = i32> {
+        prop_oneof![
+            prop::sample::select(vec![
+                i32::MIN,
+                i32::MIN + 1,
+                -11,
+                -10,
+                -9,
+                -2,
+                -1,
+                0,
+                1,
+                2,
+                9,
+                10,
+                11,
+                i32::MAX - 1,
+                i32::MAX
+            ]),
+            any::<i32>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+        #[test]
+        fn verify_accepts_only_a_certificate_whose_claim_the_solver_confirms(
+            wide in any::<bool>(),
+            root_cols in prop::collection::vec(0usize..5, 0..5),
+            exact in any::<bool>(),
+            depth in 1u32..3,
+            mutations in prop::collection::vec(
+                (0u8..8, any::<prop::sample::Index>(), a_number(), a_number(),
+                 prop::collection::vec(0usize..5, 1..4)),
+                0..3,
+            ),
+        ) {
+            let size: Size = if wide { "5x4" } else { "4x4" }.parse().unwrap();
+            let goal = if exact { Goal::Exact } else { Goal::Weak };
+            // the root: the columns that are legal and leave the game on
+            let mut root = "-".to_string();
+            for c in root_cols {
+                let next = child_moves(&root, c % size.width(), size.width());
+                if position(size, &next).is_ok_and(|p| examine(&p, goal, false).look.settled.is_none()) {
+                    root = next;
+                }
+            }
+            let mut solver = Solver::new(1);
+            let (truth, mut lines) = true_certificate(&mut solver, size, &root, goal, depth);
+            let (mut header_size, mut value) = (size.to_string(), truth);
+            prop_assert_eq!(accepted(&mut solver, &text(size, &root, goal, value, &lines)), Ok(truth));
+            for (kind, at, n, m, cols) in mutations {
+                let k = if lines.is_empty() { None } else { Some(at.index(lines.len())) };
+                let set = |l: &mut String, field: usize, to: i32| {
+                    let mut f: Vec<String> = l.split(' ').map(String::from).collect();
+                    if field < f.len() {
+                        f[field] = to.to_string();
+                    }
+                    *l = f.join(" ");
+                };
+                match (kind, k) {
+                    (0, Some(k)) => set(&mut lines[k], 2, n),
+                    (1, Some(k)) => set(&mut lines[k], 3, n),
+                    (2, Some(k)) => { lines.remove(k); }
+                    (3, _) => {
+                        let mut moves = root.clone();
+                        for c in cols {
+                            moves = child_moves(&moves, c, size.width());
+                        }
+                        let kind = if n % 2 == 0 { "node" } else { "leaf" };
+                        let (a, b) = (n.min(m), n.max(m));
+                        lines.push(if kind == "node" {
+                            format!("{moves} node {a} {b}")
+                        } else {
+                            format!("{moves} leaf {a} {b} 0")
+                        });
+                    }
+                    (4, _) => value = n,
+                    (5, Some(k)) => { let l = lines[k].clone(); lines.push(l); }
+                    (6, Some(k)) => {
+                        lines[k] = if lines[k].contains(" node ") {
+                            lines[k].replace(" node ", " leaf ") + " 0"
+                        } else {
+                            let mut f: Vec<&str> = lines[k].split(' ').collect();
+                            f.pop();
+                            f.join(" ").replace(" leaf ", " node ")
+                        };
+                    }
+                    (7, _) => header_size = if wide { "4x4" } else { "5x4" }.into(),
+                    _ => {}
+                }
+            }
+            let t = text(size, &root, goal, value, &lines)
+                .replacen(&format!("size {size}"), &format!("size {header_size}"), 1);
+            if let Ok(v) = accepted(&mut solver, &t) {
+                // what it proves is true: of this board, this root, the solver's value
+                let c = check(&t).unwrap();
+                let p = position(c.proof.size, &c.proof.root).unwrap();
+                prop_assert_eq!(v, solved(&mut solver, &p, c.proof.goal), "{}", t);
+            }
+        }
+    }
 }

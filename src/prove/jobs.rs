@@ -257,8 +257,11 @@ pub fn check_run(job: &Job, lines: &[String], goal: Goal) -> Result<Vec<Line>, S
                 // the answer to the job's question (a bound, or without one the value)
                 let answers = match (job.at_least(), bounds) {
                     (_, None) => true,
+                    // a job file's number: `t - 1` is not taken where it would wrap
                     (Some(t), Some((lo, hi))) => {
-                        (*lo, *hi) == (t, i32::MAX) || (*lo, *hi) == (i32::MIN, t - 1)
+                        (*lo, *hi) == (t, i32::MAX)
+                            || t.checked_sub(1)
+                                .is_some_and(|u| (*lo, *hi) == (i32::MIN, u))
                     }
                     (None, Some((lo, hi))) => lo == hi,
                 };

@@ -70,7 +70,7 @@ impl Known {
             Fact::Bounds { lo, hi, nodes } => {
                 self.lo = self.lo.max(lo);
                 self.hi = self.hi.min(hi);
-                self.nodes += nodes;
+                self.nodes = self.nodes.saturating_add(nodes);
             }
             Fact::Unproven { .. } => self.unproven = true,
         }
