@@ -259,10 +259,16 @@ fn a_proof_killed_mid_way_goes_on_from_its_state_and_gives_the_same_value() {
         child.wait().unwrap();
         done_before = files(&cut.join("results"));
     }
-    // the status is readable between runs, and the rest is done by a restart
+    // the status is readable between runs and tells the truth: no front end holds the folder
+    // (killed with -9, it holds its lock no more), so nothing runs
     let status = run(&["prove", "--status", "--state", cut.to_str().unwrap()]);
     assert!(status.status.success());
-    assert!(text(&status.stdout).contains("state running"));
+    let said = text(&status.stdout);
+    assert!(
+        said.contains("\nstate stopped\n") && said.contains("\njobs_running 0\n"),
+        "{said}"
+    );
+    // and the rest is done by a restart
     let resumed = vier()
         .args(["prove", "--state", cut.to_str().unwrap(), "--jobs", "2"])
         .output()
@@ -278,6 +284,17 @@ fn a_proof_killed_mid_way_goes_on_from_its_state_and_gives_the_same_value() {
     assert_eq!(value(&text(&resumed.stdout)), value(&full));
     assert_eq!(value(&full), published("6x5").0);
     assert!(verify(&cut).status.success());
+    // finished: proven, nothing running or to run again, and a restart has nothing to do
+    let said = text(&run(&["prove", "--status", "--state", cut.to_str().unwrap()]).stdout);
+    for line in ["state proven", "jobs_running 0", "jobs_waiting 0"] {
+        assert!(said.contains(&format!("\n{line}\n")), "{line}: {said}");
+    }
+    let again = run(&["prove", "--state", cut.to_str().unwrap()]);
+    assert!(
+        again.status.success() && text(&again.stderr).contains(" 0 to run again"),
+        "{}",
+        text(&again.stderr)
+    );
     for d in [whole, cut] {
         std::fs::remove_dir_all(d).unwrap();
     }
@@ -587,5 +604,350 @@ fn bad_arguments_and_folders_are_refused_with_the_reason() {
         "{}",
         text(&out.stderr)
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The certificate of issue 74: the empty 5x4 board (a draw) claimed a loss through bounds
+/// below the score range, whose negation wrapped.
+const FORGED: &str = "# vier prove certificate 2\nsize 5x4\nroot -\ngoal weak\nvalue -1\n\
+    - node -1 -1\n1 node -2147483648 -2147483647\n2 node -2147483648 2147483647\n\
+    3 node -2147483648 2147483647\n11 node -2147483648 2147483647\n\
+    12 node -2147483648 2147483647\n13 node -2147483648 2147483647\n\
+    14 node -2147483648 2147483647\n15 node -2147483648 2147483647\n";
+
+#[test]
+fn a_forged_certificate_with_numbers_past_the_score_range_is_refused() {
+    let dir = state_dir("forged");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = dir.join("certificate");
+    // as filed, and one level deeper (the children's bounds wrap, the root's line is true)
+    let deeper = FORGED.replace("value -1\n- node -1 -1\n", "value 0\n- node 0 0\n");
+    for forged in [FORGED.to_string(), deeper] {
+        std::fs::write(&cert, &forged).unwrap();
+        let out = run(&["prove", "--verify", "--certificate", cert.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+        let report = text(&out.stdout);
+        assert!(!report.contains("verified"), "{report}");
+        assert!(
+            report
+                .contains("wrong: line 7: 1: bounds -2147483648..-2147483647 are not within -1..1"),
+            "{report}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn options_and_state_files_out_of_their_range_are_refused() {
+    let dir = state_dir("ranges");
+    let d = dir.to_str().unwrap();
+    for (option, value, says) in [
+        ("--split", "5", "0..=4"),
+        ("--split", "100", "0..=4"),
+        ("--split", "4294967296", "0..=4"),
+        ("--jobs", "0", "1..=4096"),
+        ("--per-job", "33", "1..=32"),
+        ("--budget-nodes", "100", "4096..="),
+        ("--budget-nodes", "-1", "not a whole number"),
+    ] {
+        let out = run(&["prove", "-", "--size", "4x4", "--state", d, option, value]);
+        assert_eq!(out.status.code(), Some(2), "{option} {value}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{option} {value}: {}",
+            text(&out.stderr)
+        );
+        assert!(!dir.exists(), "a refused option leaves no folder");
+    }
+    // a state file whose split is out of range, or with anything after its lines
+    prove(&["-", "--size", "4x4", "--state", d, "--hash", "1"]);
+    let proof = dir.join("proof");
+    let good = std::fs::read_to_string(&proof).unwrap();
+    for bad in [
+        good.replace("split 0", "split 100"),
+        good.clone() + "garbage\n",
+    ] {
+        std::fs::write(&proof, &bad).unwrap();
+        let out = run(&["prove", "--state", d]);
+        assert!(!out.status.success());
+        assert!(
+            text(&out.stderr).contains("is not a vier prove state file"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_root_in_letters_is_proven_once_expanded_on_any_width() {
+    // letters on a board of digits, and capitals on one of letters, expanded below the root
+    for (size, root, split, want) in [
+        ("7x4", "abc", "1", "7x4 123 "),
+        ("10x4", "ABC", "1", "10x4 abc "),
+    ] {
+        let dir = state_dir(&format!("letters-{size}"));
+        let out = prove(&[
+            root,
+            "--size",
+            size,
+            "--state",
+            dir.to_str().unwrap(),
+            "--split",
+            split,
+            "--hash",
+            "1",
+            "--jobs",
+            "2",
+        ]);
+        assert!(out.starts_with(want), "{out}");
+        assert!(
+            files(&dir.join("results")) > 1,
+            "{size}: expanded into jobs"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn docs_prove_md_first_proof_runs_as_written_and_prints_what_it_says() {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/prove.md")).unwrap();
+    let first = page
+        .split("## A first proof")
+        .nth(1)
+        .expect("a first proof");
+    let command = first
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.lines().next())
+        .expect("its command");
+    let says = first
+        .split("It prints `")
+        .nth(1)
+        .and_then(|s| s.split('`').next())
+        .expect("what it prints");
+    let args: Vec<&str> = command
+        .strip_prefix("vier prove ")
+        .expect("a vier prove command")
+        .split(' ')
+        .collect();
+    let scratch = state_dir("first-proof");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let out = vier()
+        .arg("prove")
+        .args(&args)
+        .current_dir(&scratch)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim_end(), says, "{command}");
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+#[test]
+fn a_failing_sbatch_is_an_error_after_3_tries_with_what_it_said() {
+    let dir = state_dir("sbatch-fails");
+    let started = Instant::now();
+    let out = run(&[
+        "prove",
+        "-",
+        "--size",
+        "4x4",
+        "--state",
+        dir.to_str().unwrap(),
+        "--slurm",
+        "--sbatch",
+        "sh -c 'echo sbatch: error: invalid partition specified >&2; exit 1'",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("ended 3 times")
+            && err.contains("submitted nothing (exit status 1): sbatch: error: invalid partition"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let waves = std::fs::read_dir(dir.join("slurm")).unwrap().count();
+    assert_eq!(waves, 3, "one wave a try");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(target_os = "linux")]
+/// The processes below `pid` (Linux: from /proc).
+fn descendants(pid: u32) -> Vec<u32> {
+    let parent = |p: u32| -> Option<u32> {
+        let s = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        s.rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    let all: Vec<u32> = std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        found.extend(all.iter().filter(|&&c| parent(c) == Some(p)));
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+#[cfg(target_os = "linux")]
+/// Whether a process is alive (a zombie is not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| !r.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(target_os = "linux")]
+/// The most memory the process has held, kB (Linux: VmHWM).
+fn peak_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(target_os = "linux")]
+/// Starts `vier prove` on a 6x4 board with `runner` (none: the local jobs of `fake`, a vier
+/// that never answers), stderr collected.
+fn start_with(
+    name: &str,
+    runner: Option<&str>,
+) -> (Child, PathBuf, std::sync::Arc<std::sync::Mutex<String>>) {
+    let dir = state_dir(name);
+    let mut cmd = vier();
+    cmd.args([
+        "prove",
+        "-",
+        "--size",
+        "6x4",
+        "--state",
+        dir.to_str().unwrap(),
+        "--budget-nodes",
+        "4096",
+        "--jobs",
+        "2",
+    ]);
+    match runner {
+        Some(r) => cmd.args(["--runner", r]),
+        None => {
+            let fake = std::env::temp_dir().join(format!("vier-never-{}", std::process::id()));
+            std::fs::write(&fake, "#!/bin/sh\nexec sleep 600\n").unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+            cmd.args(["--vier", fake.to_str().unwrap()])
+        }
+    };
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let (e, mut pipe) = (err.clone(), child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        use std::io::Read;
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let mut e = e.lock().unwrap();
+            if e.len() < 1 << 20 {
+                e.push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        }
+    });
+    (child, dir, err)
+}
+
+#[cfg(target_os = "linux")]
+/// Ends `child` with `sig` and checks that it and every process below it are gone within a
+/// second.
+fn ends_with_all_it_started(child: &mut Child, sig: i32) {
+    let below = descendants(child.id());
+    assert!(!below.is_empty(), "the front end runs something");
+    let at = Instant::now();
+    // SAFETY: a signal to the test's own child
+    unsafe { libc::kill(child.id() as i32, sig) };
+    child.wait().unwrap();
+    while below.iter().any(|&p| alive(p)) && at.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let took = at.elapsed();
+    let left: Vec<u32> = below.iter().copied().filter(|&p| alive(p)).collect();
+    assert!(left.is_empty(), "signal {sig}: left {left:?}");
+    assert!(took < Duration::from_secs(1), "signal {sig}: {took:?}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_runner_that_floods_costs_no_memory_and_ends_with_the_front_end() {
+    // an endless line, a flood of lines, lines of no job
+    for (i, runner) in ["cat /dev/zero", "yes '- >=0 1 1'", "yes junk"]
+        .iter()
+        .enumerate()
+    {
+        let (mut child, dir, _) = start_with(&format!("flood{i}"), Some(runner));
+        std::thread::sleep(Duration::from_secs(3));
+        let kb = peak_kb(child.id());
+        assert!(kb > 0 && kb < 100_000, "{runner}: {kb} kB");
+        ends_with_all_it_started(&mut child, [libc::SIGTERM, libc::SIGINT, libc::SIGHUP][i]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn jobs_end_with_a_front_end_killed_outright() {
+    for (name, runner) in [
+        ("kill9-local", None),
+        ("kill9-runner", Some("sh -c 'sleep 600'")),
+    ] {
+        let (mut child, dir, _) = start_with(name, runner);
+        let at = Instant::now();
+        while descendants(child.id()).len() < 2 && at.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        ends_with_all_it_started(&mut child, libc::SIGKILL);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_job_past_its_time_is_ended_and_run_again() {
+    // `cat` runs nothing: each job's command comes back as a line, and no job ever ends
+    let (mut child, dir, err) = start_with("hung", Some("cat"));
+    let at = Instant::now();
+    while !err.lock().unwrap().contains("ran past its time") {
+        assert!(
+            at.elapsed() < Duration::from_secs(40),
+            "{}",
+            err.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    ends_with_all_it_started(&mut child, libc::SIGTERM);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,6 +2,7 @@
 //! the library's (`crate::prove`, with the `prove` feature); docs/prove.md is the guide.
 
 use crate::board::Size;
+use crate::prove::settings::{BUDGET_NODES, JOBS, PER_JOB, SAMPLE, SPLIT};
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,22 +26,23 @@ pub struct ProveArgs {
     exact: bool,
     /// Expand the positions less than N moves from the root at once, without a job (they would
     /// not be proven within the budget); to start a proof.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = |s: &str| SPLIT.parse(s).map(|n| n as u32))]
     split: Option<u32>,
     /// The most nodes each position of a job may take before it is expanded instead (default:
     /// the last job's in DIR, for a new proof 4194304).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(4096..))]
+    #[arg(long, value_name = "N", value_parser = |s: &str| BUDGET_NODES.parse(s))]
     budget_nodes: Option<u64>,
     /// The table of each job, MB (default: the last job's in DIR, for a new proof 16).
     #[arg(long, value_name = "MB", value_parser = super::table_mb)]
     hash: Option<usize>,
     /// Jobs handed out at once (default: this machine's cores). With --runner, at least the
     /// runner's own (`parallel -j N`): more keep it busy, and may prove more than is needed.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
-    jobs: Option<u16>,
+    #[arg(long, value_parser = |s: &str| JOBS.parse(s).map(|n| n as usize))]
+    jobs: Option<usize>,
     /// Positions in one job.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=32))]
-    per_job: u16,
+    #[arg(long, default_value_t = PER_JOB.default as usize,
+          value_parser = |s: &str| PER_JOB.parse(s).map(|n| n as usize))]
+    per_job: usize,
     /// A command that runs the jobs: it reads one shell command a line and prints what they
     /// print, as GNU parallel (`parallel -j 8`, `--sshlogin ...`) and `xargs -P 8 -d '\n'
     /// -n 1 sh -c` do. Without it (and --slurm), the jobs run on this machine.
@@ -67,7 +69,8 @@ pub struct ProveArgs {
     #[arg(long, value_name = "FILE", requires = "verify")]
     certificate: Option<PathBuf>,
     /// Solve again only N leaves, drawn at random.
-    #[arg(long, value_name = "N", requires = "verify")]
+    #[arg(long, value_name = "N", requires = "verify",
+          value_parser = |s: &str| SAMPLE.parse(s).map(|n| n as usize))]
     sample: Option<usize>,
     /// The seed of the sample.
     #[arg(long, default_value_t = 1, requires = "sample")]
@@ -84,16 +87,22 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
         Ok(ExitCode::from(2))
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = args.jobs.map_or(cores, |j| j as usize);
+    let jobs = args
+        .jobs
+        .unwrap_or(cores.clamp(JOBS.min as usize, JOBS.max as usize));
     let runner = match (args.runner, args.slurm) {
         (Some(c), _) => RunnerSpec::Command(c),
         (None, true) => RunnerSpec::Slurm(args.sbatch),
         (None, false) => RunnerSpec::Local(jobs),
     };
+    let me = std::env::current_exe()?;
+    let trusted = args.vier.is_some() || !matches!(runner, RunnerSpec::Local(_));
     let vier = match args.vier {
         Some(v) => v,
-        None => std::env::current_exe()?.to_string_lossy().into_owned(),
+        None => me.to_string_lossy().into_owned(),
     };
+    // this vier keeps every job and runner it starts: they end when it does, however it ends
+    let keeper = cfg!(unix).then(|| me.clone());
     if args.status {
         let Some(dir) = args.state else {
             return usage("--status needs --state DIR".into());
@@ -128,15 +137,29 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
             seed: args.seed,
             hash_mb: args.hash.unwrap_or(prove::DEFAULT_HASH_MB),
             jobs,
-            per_job: args.per_job as usize,
-            runner,
-            vier,
+            per_job: args.per_job,
+            runner: runner.clone(),
+            vier: vier.clone(),
             work_dir,
+            keeper,
+        };
+        prove::stop_on_signals();
+        // what the check trusts besides this vier: the leaves' solver, where it is another's
+        let solver = if trusted {
+            format!(
+                " (the leaves solved by {} running {vier}, trusted)",
+                match &runner {
+                    RunnerSpec::Local(_) => "this machine".to_string(),
+                    r => r.to_string(),
+                }
+            )
+        } else {
+            String::new()
         };
         return Ok(match prove::verify(&opts, &mut io::stderr()) {
             Ok(v) => {
                 println!(
-                    "verified: {} {} {} {}: {} lines, {} leaves, {} solved again, all agree",
+                    "verified: {} {} {} {}: {} lines, {} leaves, {} solved again, all agree{solver}",
                     v.proof.size,
                     v.proof.root,
                     v.proof.goal.name(),
@@ -166,10 +189,10 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
         let size = args.size.unwrap_or_default();
         let root = args.root.unwrap_or_else(|| "-".into());
         // the root is checked here, so that a bad one leaves no folder behind
-        if let Err(e) = prove::rules::position(size, &root) {
-            return usage(format!("the root {e}"));
-        }
-        let root = if root.is_empty() { "-".into() } else { root };
+        let root = match prove::rules::canonical(size, &root) {
+            Ok(r) => r,
+            Err(e) => return usage(format!("the root {e}")),
+        };
         let goal = if args.exact {
             prove::rules::Goal::Exact
         } else {
@@ -190,11 +213,13 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
         budget: args.budget_nodes,
         hash_mb: args.hash,
         jobs,
-        per_job: args.per_job as usize,
+        per_job: args.per_job,
         runner,
         vier,
         report_every: std::time::Duration::from_secs(5),
+        keeper,
     };
+    prove::stop_on_signals();
     Ok(match prove::prove(&opts, &mut io::stderr()) {
         Ok(outcome) => {
             println!("{}", outcome.line());
@@ -213,7 +238,7 @@ pub fn command(_: ProveArgs) -> io::Result<ExitCode> {
     Err(io::Error::new(
         io::ErrorKind::Unsupported,
         "this vier was built without vier prove (offline code, compiled on request): \
-         `cargo build --release --features prove` makes one; the machines that only run its \
-         jobs need none (they run vier solve)",
+         `cargo install --locked --path . --features prove` installs one (docs/prove.md); the \
+         machines that only run its jobs need none (they run vier solve)",
     ))
 }

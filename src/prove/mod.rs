@@ -12,9 +12,11 @@
 //! recomputes the back-up from the rules ([`rules`]) and asks the leaves again.
 
 pub mod cert;
+pub mod files;
 pub mod jobs;
 pub mod rules;
 pub mod runner;
+pub mod settings;
 pub mod state;
 pub mod tree;
 
@@ -48,10 +50,13 @@ pub struct ProveOptions {
     pub vier: String,
     /// Seconds between progress reports.
     pub report_every: Duration,
+    /// The vier whose `keep-engine` each local job and runner command runs under, so that they
+    /// end with the front end however it ends (`None`: they run without one).
+    pub keeper: Option<PathBuf>,
 }
 
 /// A job's node budget when neither the command nor an earlier job says.
-pub const DEFAULT_BUDGET: u64 = 1 << 22;
+pub const DEFAULT_BUDGET: u64 = settings::BUDGET_NODES.default;
 
 /// A job's table, MB, when neither the command nor an earlier job says.
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -112,8 +117,9 @@ impl Totals {
             {
                 self.positions += 1;
                 self.unproven += bounds.is_none() as u64;
-                self.nodes += nodes;
-                self.micros += micros;
+                // numbers a runner printed: a sum that cannot wrap
+                self.nodes = self.nodes.saturating_add(*nodes);
+                self.micros = self.micros.saturating_add(*micros);
                 let discs = if moves == "-" { 0 } else { moves.len() };
                 let plies = discs.saturating_sub(root_discs);
                 if self.tries.len() <= plies {
@@ -289,7 +295,13 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
     let mut tree = Tree::new(root, &proof.root, proof.goal, facts, proof.split, first);
     let mut rerun = Vec::new();
     let mut dropped = 0;
+    // a proven root needs no job more: those without a result are dropped
+    let proven = tree.value().is_some();
     for j in jobs.iter().filter(|j| !done.contains(&j.id)) {
+        if proven {
+            dropped += 1;
+            continue;
+        }
         let open: Vec<u32> = j
             .positions
             .iter()
@@ -324,11 +336,19 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
 struct InFlight {
     job: Job,
     lines: Vec<String>,
+    /// When it has run too long, and is ended and run again (see [`settings::job_timeout`]).
+    deadline: Option<Instant>,
 }
 
 impl InFlight {
-    /// Notes `job`, just handed to the runner, as in flight and as the owner of its positions.
-    fn fly(job: Job, owner: &mut HashMap<String, JobId>, flying: &mut HashMap<JobId, InFlight>) {
+    /// Notes `job`, just handed to the runner with `timeout`, as in flight and as the owner of
+    /// its positions.
+    fn fly(
+        job: Job,
+        timeout: Option<Duration>,
+        owner: &mut HashMap<String, JobId>,
+        flying: &mut HashMap<JobId, InFlight>,
+    ) {
         for p in &job.positions {
             owner.insert(p.clone(), job.id);
         }
@@ -337,9 +357,73 @@ impl InFlight {
             InFlight {
                 job,
                 lines: Vec::new(),
+                deadline: timeout.map(|t| Instant::now() + t),
             },
         );
     }
+
+    /// Keeps a line of the job's: at most one more than it has positions (and its last line),
+    /// which is enough for a run to fail its check, so a job that floods costs no memory.
+    fn keep(&mut self, line: String) {
+        if self.lines.len() <= self.job.positions.len() {
+            self.lines.push(line);
+        }
+    }
+}
+
+/// The jobs in flight past their deadline, which a runner that does not time its jobs itself
+/// has not ended: each is ended where the runner can end one job (its run then fails its
+/// check, and it runs again), else the runner is ended with all it runs (all run again).
+/// Whether the runner must be ended; `note` hears of each job.
+fn end_overdue(
+    r: &mut dyn Runner,
+    flying: &mut HashMap<JobId, InFlight>,
+    mut note: impl FnMut(JobId),
+) -> bool {
+    if r.times_its_jobs() {
+        return false;
+    }
+    let now = Instant::now();
+    let mut overdue: Vec<JobId> = flying
+        .values()
+        .filter(|f| f.deadline.is_some_and(|d| now >= d))
+        .map(|f| f.job.id)
+        .collect();
+    overdue.sort_unstable();
+    let mut end_runner = false;
+    for id in overdue {
+        note(id);
+        if let Some(f) = flying.get_mut(&id) {
+            f.deadline = None;
+        }
+        end_runner |= !r.cancel(id);
+    }
+    end_runner
+}
+
+/// Set when the front end is asked to stop (`SIGTERM`, `SIGINT`, `SIGHUP`): it ends its jobs
+/// and runner, writes its progress and returns.
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn stop_asked(_: libc::c_int) {
+    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Has `SIGTERM`, `SIGINT` and `SIGHUP` ask [`prove`] and [`verify`] to stop (a front end
+/// calls it once): they end their jobs and runner (Slurm's arrays cancelled) within a second.
+pub fn stop_on_signals() {
+    #[cfg(unix)]
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe
+    unsafe {
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::signal(sig, stop_asked as *const () as libc::sighandler_t);
+        }
+    }
+}
+
+fn stop_asked_now() -> bool {
+    STOP.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Proves the root of `opts.dir` (a new proof when `opts.proof` is given), reporting progress
@@ -356,10 +440,22 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         last,
         notes,
     } = load(&state, true)?;
+    // a job file's budget only within the range (a state file is checked as any input)
     let budget = opts
         .budget
-        .or_else(|| last.as_ref().and_then(Job::budget))
+        .or_else(|| {
+            last.as_ref()
+                .and_then(Job::budget)
+                .filter(|&b| settings::BUDGET_NODES.check(b).is_ok())
+        })
         .unwrap_or(DEFAULT_BUDGET);
+    for (s, n) in [
+        (settings::BUDGET_NODES, budget),
+        (settings::JOBS, opts.jobs as u64),
+        (settings::PER_JOB, opts.per_job as u64),
+    ] {
+        s.check(n)?;
+    }
     let hash_mb = opts
         .hash_mb
         .or_else(|| last.as_ref().and_then(Job::hash_mb))
@@ -394,6 +490,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
     let mut damaged_lines = 0u32;
     let mut last_report = Instant::now();
     let report = |tree: &Tree, totals: &Totals, flying: usize, waiting: usize, final_: bool| {
+        let final_ = if final_ { "proven" } else { "running" };
         progress(
             &proof,
             tree,
@@ -452,7 +549,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         }
         if runner.is_none() {
             runner = Some(
-                runner::start(&opts.runner, &opts.vier, &state.dir)
+                runner::start(&opts.runner, &opts.vier, &state.dir, opts.keeper.as_deref())
                     .map_err(|e| format!("{}: {e}", opts.runner))?,
             );
         }
@@ -463,7 +560,8 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 queue.push_front(job);
                 break;
             }
-            InFlight::fly(job, &mut owner, &mut flying);
+            let timeout = settings::job_timeout(job.budget(), job.positions.len());
+            InFlight::fly(job, timeout, &mut owner, &mut flying);
         }
         if flying.is_empty() && queue.is_empty() {
             return Err(format!(
@@ -479,9 +577,13 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
             Some(Event::Line(l)) => match parse_line(&l, proof.goal) {
                 Ok(Line::Result { ref moves, .. }) => {
                     match owner.get(moves).and_then(|j| flying.get_mut(j)) {
-                        Some(f) => f.lines.push(l),
+                        Some(f) => f.keep(l),
                         None => {
-                            let _ = writeln!(log, "vier prove: a line of no job running: '{l}'");
+                            damaged_lines += 1;
+                            if damaged_lines <= 10 {
+                                let _ =
+                                    writeln!(log, "vier prove: a line of no job running: '{l}'");
+                            }
                         }
                     }
                 }
@@ -538,24 +640,53 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 }
             },
             Some(Event::Lost(jobs)) => lost.extend(jobs),
-            Some(Event::Ended) => {
+            Some(Event::Ended(why)) => {
                 runner_ends += 1;
                 lost.extend(flying.keys().copied());
                 stop(&mut runner);
                 if runner_ends >= 3 {
                     return Err(format!(
-                        "{} ended {runner_ends} times without finishing a job",
+                        "{} ended {runner_ends} times without finishing a job, the last: {why}",
                         opts.runner
                     ));
                 }
                 let _ = writeln!(
                     log,
-                    "vier prove: {} ended with {} jobs running: starting it again",
+                    "vier prove: {} ended ({why}) with {} jobs running: starting it again",
                     opts.runner,
                     lost.len()
                 );
                 std::thread::sleep(Duration::from_secs(1));
             }
+        }
+        if let Some(r) = runner.as_mut() {
+            let mut too_often = None;
+            let end_runner = end_overdue(r.as_mut(), &mut flying, |id| {
+                let n = failures.entry(id).or_insert(0);
+                *n += 1;
+                let _ = writeln!(log, "vier prove: job {id} ran past its time: run again");
+                if *n >= 5 {
+                    too_often = Some(id);
+                }
+            });
+            if let Some(id) = too_often {
+                stop(&mut runner);
+                return Err(format!("job {id} ran past its time 5 times"));
+            }
+            if end_runner {
+                lost.extend(flying.keys().copied());
+                stop(&mut runner);
+            }
+        }
+        if stop_asked_now() {
+            stop(&mut runner);
+            let (line, file) = report(&tree, &totals, 0, 0, false);
+            let _ = writeln!(log, "{line}");
+            let _ = state.write_progress(&file.replace("state running", "state stopped"));
+            return Err(format!(
+                "stopped by a signal: `vier prove --state {}` goes on",
+                state.dir.display()
+            ));
         }
         if learnt {
             cancel_unneeded(&mut tree, &mut runner, &mut flying, &mut owner, &mut totals);
@@ -646,8 +777,9 @@ fn progress(
     elapsed: Duration,
     nodes_now: u64,
     at_once: usize,
-    finished: bool,
+    state: &str,
 ) -> (String, String) {
+    let finished = state == "proven";
     let (lo, hi) = tree.bounds();
     let root = &tree.nodes[0];
     let (all, expanded, pending, open) = tree.counts();
@@ -657,7 +789,6 @@ fn progress(
     let job_secs = totals.micros as f64 / 1e6 / totals.jobs.max(1) as f64;
     // the root's answer needs at least this many more leaves settled
     let needed = root.pn.min(root.dn);
-    let state = if finished { "proven" } else { "running" };
     let estimate = if finished || totals.jobs == 0 {
         String::new()
     } else {
@@ -753,17 +884,26 @@ pub fn status(dir: &std::path::Path) -> Result<(String, String), String> {
     for n in &loaded.notes {
         eprintln!("vier prove: {n}");
     }
+    // the jobs without a result: running while a front end holds the folder, else to run
+    // again when one starts
     let pending = loaded.rerun.len();
+    let (word, running, waiting) = if loaded.tree.value().is_some() {
+        ("proven", 0, 0)
+    } else if state.held() {
+        ("running", pending, 0)
+    } else {
+        ("stopped", 0, pending)
+    };
     Ok(progress(
         &state.proof,
         &loaded.tree,
         &loaded.totals,
-        pending,
-        0,
+        running,
+        waiting,
         Duration::ZERO,
         0,
         1,
-        loaded.tree.value().is_some(),
+        word,
     ))
 }
 
@@ -782,6 +922,8 @@ pub struct VerifyOptions {
     pub vier: String,
     /// Where Slurm's scripts go.
     pub work_dir: PathBuf,
+    /// As [`ProveOptions::keeper`].
+    pub keeper: Option<PathBuf>,
 }
 
 /// What a verification found.
@@ -797,7 +939,7 @@ pub struct Verified {
 /// Checks a certificate: the back-up from the rules, then the leaves (all, or a sample) solved
 /// again by `vier solve` without a budget. The errors, each naming its position.
 pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec<String>> {
-    let text = std::fs::read_to_string(&opts.certificate)
+    let text = files::read_text(&opts.certificate, files::MAX_CERTIFICATE)
         .map_err(|e| vec![format!("{}: {e}", opts.certificate.display())])?;
     let checked = cert::check(&text)?;
     let _ = writeln!(
@@ -824,30 +966,40 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
         leaves.truncate(n);
     }
     let proof = &checked.proof;
-    // each leaf's claim and the values it may have, `lo..=hi` each
-    type Bounds = (i32, i32);
-    let mut expected: HashMap<String, (Bounds, Bounds)> = HashMap::new();
+    let mut expected: HashMap<String, cert::Leaf> = HashMap::new();
     // a leaf with one bound is asked that bound's question, as the proof asked it; a value or
     // two bounds are checked against the value
     let mut by_question: std::collections::BTreeMap<Option<i32>, Vec<String>> =
         std::collections::BTreeMap::new();
     for leaf in &leaves {
         let ((lo, hi), range) = (leaf.bounds, leaf.range);
+        // within the range (cert::check): hi + 1 does not wrap
         let question = match (lo > range.0, hi < range.1) {
             (true, false) => Some(lo),
             (false, true) => Some(hi + 1),
             _ => None,
         };
-        expected.insert(leaf.moves.clone(), (leaf.bounds, range));
+        expected.insert(leaf.moves.clone(), leaf.clone());
         by_question
             .entry(question)
             .or_default()
             .push(leaf.moves.clone());
     }
-    let mut jobs: Vec<Job> = Vec::new();
+    let mut jobs: Vec<(Job, Option<Duration>)> = Vec::new();
     for (question, positions) in by_question {
         for c in positions.chunks(opts.per_job.max(1)) {
-            jobs.push(Job::new(
+            // a job without a budget, timed as one of four times the nodes its leaves took in
+            // the proof (a certificate's numbers: a wrong one costs a failed check, no more)
+            let took = c
+                .iter()
+                .filter_map(|m| expected.get(m))
+                .map(|l| l.nodes)
+                .max()
+                .unwrap_or(0);
+            let budget = took
+                .saturating_mul(4)
+                .clamp(DEFAULT_BUDGET, settings::BUDGET_NODES.max);
+            let job = Job::new(
                 jobs.len() as JobId + 1,
                 proof.size,
                 proof.goal,
@@ -855,23 +1007,21 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
                 opts.hash_mb,
                 None,
                 c.to_vec(),
-            ));
+            );
+            jobs.push((job, settings::job_timeout(Some(budget), c.len())));
         }
     }
     let mut errors = checked.errors.clone();
     let solved = run_all(opts, jobs, proof.goal, log, |moves, found| {
-        let Some(&((lo, hi), (tmin, tmax))) = expected.get(moves) else {
+        let Some(leaf) = expected.get(moves) else {
             return;
         };
         match found {
-            // what the solver proved, within the values the position may have, must lie
-            // within the certificate's bounds
-            Some((a, b)) if lo <= a.max(tmin) && b.min(tmax) <= hi => {}
-            Some((a, b)) => errors.push(format!(
-                "leaf {moves}: the certificate says {}, the solver says {}",
-                span(lo, hi, (tmin, tmax)),
-                span(a.max(tmin), b.min(tmax), (tmin, tmax))
-            )),
+            Some(found) => {
+                if let Err(e) = cert::leaf_agrees(leaf, found) {
+                    errors.push(e);
+                }
+            }
             None => errors.push(format!("leaf {moves}: not solved")),
         }
     })
@@ -888,28 +1038,18 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
     })
 }
 
-/// Bounds `lo..=hi` of a position whose values lie in `range`, in words: `3`, `at least 0`,
-/// `at most -1`, `1..5`.
-fn span(lo: i32, hi: i32, range: (i32, i32)) -> String {
-    match (lo, hi) {
-        _ if lo == hi => lo.to_string(),
-        _ if hi >= range.1 => format!("at least {lo}"),
-        _ if lo <= range.0 => format!("at most {hi}"),
-        _ => format!("{lo}..{hi}"),
-    }
-}
-
 /// Runs `jobs` to their end on the runner of `opts`, calling `each` with every position's
 /// move string and bounds; the positions solved.
 fn run_all(
     opts: &VerifyOptions,
-    jobs: Vec<Job>,
+    jobs: Vec<(Job, Option<Duration>)>,
     goal: Goal,
     log: &mut dyn Write,
     mut each: impl FnMut(&str, Option<(i32, i32)>),
 ) -> Result<usize, String> {
     let total = jobs.len();
-    let mut queue: VecDeque<Job> = jobs.into();
+    let timeouts: HashMap<JobId, Option<Duration>> = jobs.iter().map(|(j, t)| (j.id, *t)).collect();
+    let mut queue: VecDeque<Job> = jobs.into_iter().map(|(j, _)| j).collect();
     let mut flying: HashMap<JobId, InFlight> = HashMap::new();
     let mut owner: HashMap<String, JobId> = HashMap::new();
     let mut runner: Option<Box<dyn Runner>> = None;
@@ -920,8 +1060,13 @@ fn run_all(
     while !queue.is_empty() || !flying.is_empty() {
         if runner.is_none() {
             runner = Some(
-                runner::start(&opts.runner, &opts.vier, &opts.work_dir)
-                    .map_err(|e| format!("{}: {e}", opts.runner))?,
+                runner::start(
+                    &opts.runner,
+                    &opts.vier,
+                    &opts.work_dir,
+                    opts.keeper.as_deref(),
+                )
+                .map_err(|e| format!("{}: {e}", opts.runner))?,
             );
         }
         let r = runner.as_mut().expect("started");
@@ -929,7 +1074,8 @@ fn run_all(
             let Some(job) = queue.pop_front() else { break };
             r.submit(&job)
                 .map_err(|e| format!("{}: {e}", opts.runner))?;
-            InFlight::fly(job, &mut owner, &mut flying);
+            let timeout = timeouts.get(&job.id).copied().flatten();
+            InFlight::fly(job, timeout, &mut owner, &mut flying);
         }
         let mut lost = Vec::new();
         match r.next(Duration::from_millis(200)) {
@@ -937,7 +1083,7 @@ fn run_all(
             Some(Event::Line(l)) => match parse_line(&l, goal) {
                 Ok(Line::Result { ref moves, .. }) => {
                     if let Some(f) = owner.get(moves).and_then(|j| flying.get_mut(j)) {
-                        f.lines.push(l);
+                        f.keep(l);
                     }
                 }
                 Ok(Line::Done { job, .. }) => {
@@ -968,14 +1114,40 @@ fn run_all(
                 Err(_) => {}
             },
             Some(Event::Lost(j)) => lost.extend(j),
-            Some(Event::Ended) => {
+            Some(Event::Ended(why)) => {
                 failures += 1;
                 if failures > 5 {
-                    return Err(format!("{} keeps ending", opts.runner));
+                    return Err(format!(
+                        "{} keeps ending, the last time: {why}",
+                        opts.runner
+                    ));
                 }
                 lost.extend(flying.keys().copied());
                 stop(&mut runner);
             }
+        }
+        if let Some(r) = runner.as_mut() {
+            let mut overdue = 0;
+            let end_runner = end_overdue(r.as_mut(), &mut flying, |id| {
+                overdue += 1;
+                let _ = writeln!(
+                    log,
+                    "vier prove --verify: job {id} ran past its time: run again"
+                );
+            });
+            failures += overdue;
+            if failures > 5 {
+                stop(&mut runner);
+                return Err("jobs keep failing or running past their time".into());
+            }
+            if end_runner {
+                lost.extend(flying.keys().copied());
+                stop(&mut runner);
+            }
+        }
+        if stop_asked_now() {
+            stop(&mut runner);
+            return Err("stopped by a signal".into());
         }
         for id in lost {
             if let Some(f) = flying.remove(&id) {

@@ -143,6 +143,19 @@ pub fn position(size: Size, moves: &str) -> Result<AnyPosition, String> {
     AnyPosition::from_moves(size, moves).map_err(|e| format!("'{moves}': {e}"))
 }
 
+/// A position's move string as vier writes it (digits up to 9 columns, lower-case letters past
+/// them, `-` for the empty board), from any string the notation reads (`abc`, `ABC`): the
+/// strings of its children, which [`child_moves`] writes, are then of one notation too, and
+/// `vier solve` prints them back as they are.
+pub fn canonical(size: Size, moves: &str) -> Result<String, String> {
+    position(size, moves)?;
+    let moves = if moves == "-" { "" } else { moves };
+    let cols =
+        crate::notation::parse_moves(moves, size.width()).map_err(|e| format!("'{moves}': {e}"))?;
+    let s = crate::notation::move_string(cols.into_iter().map(|(_, c)| c - 1), size.width());
+    Ok(if s.is_empty() { "-".into() } else { s })
+}
+
 /// The move string of `moves` followed by the 0-based `col`, as vier writes it (`-` is the
 /// empty board's).
 pub fn child_moves(moves: &str, col: usize, width: usize) -> String {

@@ -13,12 +13,13 @@
 
 use super::jobs::{done_line, Job};
 use super::tree::JobId;
+use super::{files, settings};
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -30,8 +31,54 @@ pub enum Event {
     Line(String),
     /// These jobs ended without their last line (a Slurm task that died): run them again.
     Lost(Vec<JobId>),
-    /// The runner itself ended: whatever it still had is lost.
-    Ended,
+    /// The runner itself ended (why, in words): whatever it still had is lost.
+    Ended(String),
+}
+
+/// The longest line a job prints: a result line is a move string (at most a board's cells)
+/// and four numbers, or with `UNPROVEN` five words more. A longer line is damaged: what is
+/// past this is skipped, and the line reads as damaged.
+pub const MAX_LINE: usize = 1024;
+
+/// The reports a runner's readers hold for the front end: one that prints faster than the
+/// front end reads waits on its pipe, so a flood costs no memory.
+const QUEUE: usize = 256;
+
+/// The next line of `r` (without its `\n`), read to its end but kept only up to [`MAX_LINE`]
+/// bytes: a longer one, or one that is not UTF-8, comes back as a damaged line that says so.
+/// `None` at the end of the input.
+pub fn next_line(r: &mut impl BufRead) -> io::Result<Option<String>> {
+    let mut line = Vec::new();
+    let mut long = false;
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            if line.is_empty() && !long {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, end) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (buf.len(), false),
+        };
+        let room = MAX_LINE - line.len();
+        line.extend_from_slice(&buf[..take.min(room)]);
+        long |= take > room;
+        r.consume(take + end as usize);
+        if end {
+            break;
+        }
+    }
+    Ok(Some(if long {
+        format!("(a line longer than {MAX_LINE} bytes)")
+    } else {
+        String::from_utf8(line).unwrap_or_else(|_| "(a line that is not UTF-8)".into())
+    }))
 }
 
 /// Which runner.
@@ -67,15 +114,41 @@ pub trait Runner {
     fn cancel(&mut self, _job: JobId) -> bool {
         false
     }
+    /// Whether the runner ends a job that runs past its time itself (Slurm's `--time`): the
+    /// front end then does not.
+    fn times_its_jobs(&self) -> bool {
+        false
+    }
 }
 
-/// Starts a runner whose jobs run the `vier` at `vier`; Slurm's scripts go under `dir`.
-pub fn start(spec: &RunnerSpec, vier: &str, dir: &Path) -> io::Result<Box<dyn Runner>> {
+/// Starts a runner whose jobs run the `vier` at `vier`; Slurm's scripts go under `dir`. With a
+/// `keeper` (a vier, whose `keep-engine` the GUI's engines run under too), every local job and
+/// runner command runs under one: it ends them, and all they started, within milliseconds of
+/// the front end's end, however the front end ends (`kill -9` included).
+pub fn start(
+    spec: &RunnerSpec,
+    vier: &str,
+    dir: &Path,
+    keeper: Option<&Path>,
+) -> io::Result<Box<dyn Runner>> {
     Ok(match spec {
-        RunnerSpec::Local(n) => Box::new(Local::start(*n, vier)),
-        RunnerSpec::Command(c) => Box::new(Stream::start(c, vier)?),
+        RunnerSpec::Local(n) => Box::new(Local::start(*n, vier, keeper)),
+        RunnerSpec::Command(c) => Box::new(Stream::start(c, vier, keeper)?),
         RunnerSpec::Slurm(c) => Box::new(Slurm::start(c, vier, dir)?),
     })
+}
+
+/// The command that runs `program`: under the keeper (`KEEPER keep-engine -- program`) where
+/// there is one.
+fn kept(keeper: Option<&Path>, program: &str) -> Command {
+    match keeper {
+        Some(k) => {
+            let mut c = Command::new(k);
+            c.arg("keep-engine").arg("--").arg(program);
+            c
+        }
+        None => Command::new(program),
+    }
 }
 
 /// Sends a signal (`libc::SIGTERM`, `SIGKILL`) to a process, or with a negative id a group.
@@ -113,6 +186,8 @@ fn status_code(s: std::process::ExitStatus) -> i32 {
 /// Jobs as `vier solve` processes of this machine, `n` at once.
 struct Local {
     jobs: Option<Sender<Job>>,
+    /// Whether each job runs under a keeper: ended with `SIGTERM`, it ends its job's processes.
+    kept: bool,
     events: Receiver<Event>,
     /// The processes running now by job, to end them at the end or when no longer needed.
     running: Arc<Mutex<HashMap<JobId, u32>>>,
@@ -121,10 +196,10 @@ struct Local {
 }
 
 impl Local {
-    fn start(n: usize, vier: &str) -> Local {
+    fn start(n: usize, vier: &str, keeper: Option<&Path>) -> Local {
         let (jobs, queue) = channel::<Job>();
         let queue = Arc::new(Mutex::new(queue));
-        let (tx, events) = channel();
+        let (tx, events) = sync_channel(QUEUE);
         let running = Arc::new(Mutex::new(HashMap::new()));
         let stopping = Arc::new(AtomicBool::new(false));
         let threads = (0..n.max(1))
@@ -132,6 +207,7 @@ impl Local {
                 let (queue, tx, running, stopping) =
                     (queue.clone(), tx.clone(), running.clone(), stopping.clone());
                 let vier = vier.to_string();
+                let keeper = keeper.map(Path::to_path_buf);
                 std::thread::spawn(move || loop {
                     let job = match queue.lock().unwrap_or_else(|e| e.into_inner()).recv() {
                         Ok(j) => j,
@@ -140,12 +216,13 @@ impl Local {
                     if stopping.load(Ordering::SeqCst) {
                         return;
                     }
-                    run_local(&vier, &job, &tx, &running);
+                    run_local(&vier, keeper.as_deref(), &job, &tx, &running);
                 })
             })
             .collect();
         Local {
             jobs: Some(jobs),
+            kept: keeper.is_some(),
             events,
             running,
             stopping,
@@ -155,8 +232,14 @@ impl Local {
 }
 
 /// Runs one job as a process, sending its lines and then its last line.
-fn run_local(vier: &str, job: &Job, tx: &Sender<Event>, running: &Mutex<HashMap<JobId, u32>>) {
-    let child = Command::new(vier)
+fn run_local(
+    vier: &str,
+    keeper: Option<&Path>,
+    job: &Job,
+    tx: &SyncSender<Event>,
+    running: &Mutex<HashMap<JobId, u32>>,
+) {
+    let child = kept(keeper, vier)
         .arg("solve")
         .args(&job.args)
         .stdin(Stdio::piped())
@@ -180,12 +263,12 @@ fn run_local(vier: &str, job: &Job, tx: &Sender<Event>, running: &Mutex<HashMap<
         let _ = stdin.write_all(text.as_bytes());
     }
     if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out).lines() {
-            match line {
-                Ok(l) => {
-                    let _ = tx.send(Event::Line(l));
-                }
-                Err(_) => break,
+        let mut out = BufReader::new(out);
+        while let Ok(Some(l)) = next_line(&mut out) {
+            if tx.send(Event::Line(l)).is_err() {
+                // the runner stopped: the process is ended below
+                signal(child.id() as i32, SIGKILL);
+                break;
             }
         }
     }
@@ -219,8 +302,10 @@ impl Runner for Local {
             .unwrap_or_else(|e| e.into_inner())
             .values()
         {
-            signal(pid as i32, SIGKILL);
+            signal(pid as i32, if self.kept { SIGTERM } else { SIGKILL });
         }
+        // the reports no one reads any more: a thread that waits to hand one over ends
+        self.events = sync_channel(0).1;
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -231,7 +316,7 @@ impl Runner for Local {
         let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         match running.get(&job) {
             Some(&pid) => {
-                signal(pid as i32, SIGKILL);
+                signal(pid as i32, if self.kept { SIGTERM } else { SIGKILL });
                 true
             }
             None => false,
@@ -259,8 +344,8 @@ const NUDGE_FIRST: Duration = Duration::from_millis(250);
 const NUDGE_MOST: Duration = Duration::from_secs(30);
 
 impl Stream {
-    fn start(command: &str, vier: &str) -> io::Result<Stream> {
-        let mut cmd = Command::new("sh");
+    fn start(command: &str, vier: &str, keeper: Option<&Path>) -> io::Result<Stream> {
+        let mut cmd = kept(keeper, "sh");
         cmd.arg("-c")
             .arg(command)
             .stdin(Stdio::piped())
@@ -274,22 +359,15 @@ impl Stream {
             .map_err(|e| io::Error::new(e.kind(), format!("cannot start '{command}': {e}")))?;
         let stdin = child.stdin.take();
         let out = child.stdout.take().expect("piped");
-        let (tx, events) = channel();
+        let (tx, events) = sync_channel(QUEUE);
         std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                match line {
-                    Ok(l) => {
-                        if tx.send(Event::Line(l)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::InvalidData => {
-                        let _ = tx.send(Event::Line("(a line that is not UTF-8)".into()));
-                    }
-                    Err(_) => break,
+            let mut out = BufReader::new(out);
+            while let Ok(Some(l)) = next_line(&mut out) {
+                if tx.send(Event::Line(l)).is_err() {
+                    return;
                 }
             }
-            let _ = tx.send(Event::Ended);
+            let _ = tx.send(Event::Ended("its output ended".into()));
         });
         Ok(Stream {
             child,
@@ -333,7 +411,7 @@ impl Runner for Stream {
                 }
                 None
             }
-            Err(RecvTimeoutError::Disconnected) => Some(Event::Ended),
+            Err(RecvTimeoutError::Disconnected) => Some(Event::Ended("its output ended".into())),
         }
     }
 
@@ -341,11 +419,12 @@ impl Runner for Stream {
         self.stdin = None;
         let group = self.child.id() as i32;
         signal(-group, SIGTERM);
-        for _ in 0..50 {
+        // within a second, or killed
+        for _ in 0..20 {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;
             }
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(50));
         }
         signal(-group, SIGKILL);
         let _ = self.child.wait();
@@ -359,9 +438,9 @@ struct Slurm {
     dir: PathBuf,
     waiting: Vec<Job>,
     waves: Vec<Wave>,
-    /// Waves whose `sbatch --wait` returned.
-    ended: Receiver<u64>,
-    ended_tx: Sender<u64>,
+    /// Waves whose `sbatch --wait` returned, with what it said when it submitted nothing.
+    ended: Receiver<(u64, Option<String>)>,
+    ended_tx: Sender<(u64, Option<String>)>,
     next_wave: u64,
     /// The `sbatch --wait` processes, by wave.
     submitters: HashMap<u64, u32>,
@@ -413,13 +492,28 @@ impl Slurm {
 
     /// Submits the jobs waiting as one job array.
     fn submit_wave(&mut self) -> io::Result<()> {
-        let id = self.next_wave;
-        self.next_wave += 1;
-        let dir = self.dir.join(format!("wave-{id:06}"));
-        std::fs::create_dir_all(&dir)?;
+        // a folder of its own, new: one made by anyone else is passed over
+        let (id, dir) = loop {
+            let id = self.next_wave;
+            self.next_wave += 1;
+            let dir = self.dir.join(format!("wave-{id:06}"));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break (id, dir),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        };
         let jobs: Vec<Job> = std::mem::take(&mut self.waiting);
         let list: String = jobs.iter().map(|j| j.command(&self.vier) + "\n").collect();
-        std::fs::write(dir.join("jobs"), list)?;
+        files::create_new(&dir.join("jobs"))?.write_all(list.as_bytes())?;
+        // Slurm ends a task past its time: the job is run again
+        let time = jobs
+            .iter()
+            .filter_map(|j| settings::job_timeout(j.budget(), j.positions.len()))
+            .max()
+            .map_or(String::new(), |t| {
+                format!("#SBATCH --time={}\n", t.as_secs().div_ceil(60))
+            });
         let d = super::jobs::shell_word(&dir.to_string_lossy());
         let script = format!(
             "#!/bin/sh\n\
@@ -428,19 +522,20 @@ impl Slurm {
              #SBATCH --ntasks=1\n\
              #SBATCH --cpus-per-task=1\n\
              #SBATCH --output={}/task-%a.out\n\
+             {time}\
              # one job of vier prove a task: line SLURM_ARRAY_TASK_ID + 1 of the list\n\
              line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {d}/jobs)\n\
              exec sh -c \"$line\"\n",
             jobs.len() - 1,
             dir.display(),
         );
-        std::fs::write(dir.join("run.sh"), script)?;
+        files::create_new(&dir.join("run.sh"))?.write_all(script.as_bytes())?;
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
             .arg(format!("{} --wait {d}/run.sh", self.sbatch))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::piped());
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn()?;
@@ -448,19 +543,51 @@ impl Slurm {
         let tx = self.ended_tx.clone();
         let slurm_jobs = self.slurm_jobs.clone();
         let out = child.stdout.take();
-        std::thread::spawn(move || {
-            // "Submitted batch job 1234": the job to cancel if the proof ends first
-            for line in out.into_iter().flat_map(|o| BufReader::new(o).lines()) {
-                let Ok(line) = line else { break };
-                if let Some(n) = line.strip_prefix("Submitted batch job ") {
-                    slurm_jobs
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(id, n.trim().to_string());
+        let err = child.stderr.take();
+        // what sbatch says on its standard error, passed on, and its last lines kept: the
+        // reason when it submits nothing
+        let said = std::thread::spawn(move || {
+            let mut last: VecDeque<String> = VecDeque::new();
+            if let Some(err) = err {
+                let mut err = BufReader::new(err);
+                while let Ok(Some(l)) = next_line(&mut err) {
+                    eprintln!("{l}");
+                    last.push_back(l);
+                    if last.len() > 5 {
+                        last.pop_front();
+                    }
                 }
             }
-            let _ = child.wait();
-            let _ = tx.send(id);
+            Vec::from(last).join(" / ")
+        });
+        std::thread::spawn(move || {
+            // "Submitted batch job 1234": the job to cancel if the proof ends first
+            let mut submitted = false;
+            if let Some(out) = out {
+                let mut out = BufReader::new(out);
+                while let Ok(Some(line)) = next_line(&mut out) {
+                    if let Some(n) = line.strip_prefix("Submitted batch job ") {
+                        submitted = true;
+                        slurm_jobs
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(id, n.trim().to_string());
+                    }
+                }
+            }
+            let status = child.wait().map_or(255, status_code);
+            let said = said.join().unwrap_or_default();
+            let failed = (!submitted && status != 0).then(|| {
+                format!(
+                    "it submitted nothing (exit status {status}){}",
+                    if said.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {said}")
+                    }
+                )
+            });
+            let _ = tx.send((id, failed));
         });
         self.waves.push(Wave {
             id,
@@ -479,12 +606,20 @@ impl Slurm {
             if *read {
                 continue;
             }
+            // a task's output is untrusted as any: a regular file of a job's size, lines of a
+            // line's length (or nothing, and the job runs again)
             let text =
-                std::fs::read_to_string(wave.dir.join(format!("task-{i}.out"))).unwrap_or_default();
-            let finished = text.lines().any(|l| l.starts_with("vier-prove job"));
+                files::read_bounded(&wave.dir.join(format!("task-{i}.out")), files::MAX_TASK)
+                    .unwrap_or_default();
+            let finished = text
+                .split(|&b| b == b'\n')
+                .any(|l| l.starts_with(b"vier-prove job"));
             if finished || last {
                 *read = true;
-                out.extend(text.lines().map(|l| Event::Line(l.to_string())));
+                let mut r = &text[..];
+                while let Ok(Some(l)) = next_line(&mut r) {
+                    out.push(Event::Line(l));
+                }
                 if !finished {
                     lost.push(wave.jobs[i]);
                 }
@@ -518,7 +653,14 @@ impl Runner for Slurm {
             }
         }
         std::thread::sleep(wait.min(Duration::from_millis(500)));
-        let ended: Vec<u64> = self.ended.try_iter().collect();
+        let (ended, failed): (Vec<u64>, Vec<String>) =
+            self.ended
+                .try_iter()
+                .fold((Vec::new(), Vec::new()), |(mut e, mut f), (id, why)| {
+                    e.push(id);
+                    f.extend(why);
+                    (e, f)
+                });
         let mut events = Vec::new();
         for w in &mut self.waves {
             Self::read_tasks(w, ended.contains(&w.id), &mut events);
@@ -528,7 +670,16 @@ impl Runner for Slurm {
             self.submitters.remove(&id);
         }
         self.reports.extend(events);
+        if let Some(why) = failed.into_iter().next() {
+            // its jobs are lost (above); the front end counts this end and tries again
+            self.reports
+                .push_back(Event::Ended(format!("{} {why}", self.sbatch)));
+        }
         self.reports.pop_front()
+    }
+
+    fn times_its_jobs(&self) -> bool {
+        true
     }
 
     fn stop(&mut self) {
@@ -572,7 +723,7 @@ mod tests {
         std::fs::write(&fake, "#!/bin/sh\nexec sleep 60\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut r = Local::start(1, fake.to_str().unwrap());
+        let mut r = Local::start(1, fake.to_str().unwrap(), None);
         let size = "7x6".parse().unwrap();
         r.submit(&Job::new(
             7,

@@ -19,11 +19,12 @@
 //! a result is run again (the same file, so the same lines); a result file that does not check
 //! against its job is renamed `<id>.out.damaged` and its job run again.
 
+use super::files::{self, read_text};
 use super::jobs::Job;
 use super::rules::Goal;
 use super::tree::JobId;
 use crate::board::Size;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -66,7 +67,11 @@ impl Proof {
         let size = field("size")?.parse().ok()?;
         let root = field("root")?;
         let goal = Goal::parse(&field("goal")?)?;
-        let split = field("split")?.parse().ok()?;
+        // a root as vier writes it, a split within its range: what a front end would write
+        let split = super::settings::SPLIT.parse(&field("split")?).ok()? as u32;
+        if super::rules::canonical(size, &root).ok()? != root || lines.next().is_some() {
+            return None;
+        }
         Some(Proof {
             size,
             root,
@@ -88,8 +93,15 @@ impl State {
     /// Opens (or with `proof`, creates) the state folder `dir` and takes its lock. A folder of
     /// another proof, or one another front end holds, is refused with the reason.
     pub fn open(dir: &Path, proof: Option<&Proof>) -> Result<State, String> {
+        if let Some(p) = proof {
+            super::settings::SPLIT.check(p.split.into())?;
+            let root = super::rules::canonical(p.size, &p.root)?;
+            if root != p.root {
+                return Err(format!("the root '{}' is written '{root}'", p.root));
+            }
+        }
         let file = dir.join("proof");
-        let known = match fs::read_to_string(&file) {
+        let known = match read_text(&file, files::MAX_PROOF) {
             Ok(t) => Some(
                 Proof::parse(&t)
                     .ok_or_else(|| format!("{} is not a vier prove state file", file.display()))?,
@@ -152,7 +164,8 @@ impl State {
     /// Opens a state folder to read it, without its lock (a front end may be at work on it).
     pub fn read(dir: &Path) -> Result<State, String> {
         let file = dir.join("proof");
-        let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let text =
+            read_text(&file, files::MAX_PROOF).map_err(|e| format!("{}: {e}", file.display()))?;
         let proof = Proof::parse(&text)
             .ok_or_else(|| format!("{} is not a vier prove state file", file.display()))?;
         Ok(State {
@@ -160,6 +173,15 @@ impl State {
             proof,
             _lock: None,
         })
+    }
+
+    /// Whether a front end holds the folder's lock: works on it now (one killed, even with
+    /// `kill -9`, holds it no more).
+    pub fn held(&self) -> bool {
+        files::no_follow()
+            .read(true)
+            .open(self.dir.join("lock"))
+            .is_ok_and(|f| matches!(f.try_lock_shared(), Err(fs::TryLockError::WouldBlock)))
     }
 
     fn job_path(&self, id: JobId) -> PathBuf {
@@ -175,7 +197,13 @@ impl State {
         let mut jobs = Vec::new();
         let mut bad = Vec::new();
         for (id, path) in numbered(&self.dir.join("jobs"), ".job")? {
-            let text = fs::read_to_string(&path)?;
+            let text = match read_text(&path, files::MAX_JOB) {
+                Ok(t) => t,
+                Err(e) => {
+                    bad.push(format!("{}: {e}", path.display()));
+                    continue;
+                }
+            };
             match Job::parse_file(id, &text) {
                 Ok(j) => jobs.push(j),
                 Err(e) => bad.push(format!("{}: {e}", path.display())),
@@ -189,7 +217,8 @@ impl State {
     pub fn results(&self) -> io::Result<Vec<(JobId, Vec<String>)>> {
         let mut out = Vec::new();
         for (id, path) in numbered(&self.dir.join("results"), ".out")? {
-            let bytes = fs::read(&path)?;
+            // a result that cannot be read is an empty one: it does not check, its job runs again
+            let bytes = files::read_bounded(&path, files::MAX_RESULT).unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes);
             let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
             if !text.ends_with('\n') {
@@ -221,7 +250,7 @@ impl State {
 
     /// The positions expanded without a job.
     pub fn expanded(&self) -> io::Result<Vec<String>> {
-        match fs::read_to_string(self.dir.join("expanded")) {
+        match read_text(&self.dir.join("expanded"), files::MAX_EXPANDED) {
             Ok(t) => {
                 let whole = t.rfind('\n').map_or("", |i| &t[..i]);
                 Ok(whole.lines().map(str::to_string).collect())
@@ -234,10 +263,10 @@ impl State {
     /// Drops a last line of `expanded` cut short, so that the next one starts a line.
     pub fn repair_expanded(&self) -> io::Result<()> {
         let path = self.dir.join("expanded");
-        match fs::read(&path) {
+        match files::read_bounded(&path, files::MAX_EXPANDED) {
             Ok(b) if !b.is_empty() && !b.ends_with(b"\n") => {
                 let whole = b.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
-                OpenOptions::new()
+                files::no_follow()
                     .write(true)
                     .open(&path)?
                     .set_len(whole as u64)
@@ -250,7 +279,7 @@ impl State {
 
     /// Records a position expanded without a job, on the disk before the tree uses it.
     pub fn add_expanded(&self, moves: &str) -> io::Result<()> {
-        let mut f = OpenOptions::new()
+        let mut f = files::no_follow()
             .create(true)
             .append(true)
             .open(self.dir.join("expanded"))?;
@@ -274,7 +303,7 @@ impl State {
 /// Takes the folder's lock, or says who holds it.
 fn lock(dir: &Path) -> Result<File, String> {
     let path = dir.join("lock");
-    let mut f = OpenOptions::new()
+    let mut f = files::no_follow()
         .read(true)
         .write(true)
         .create(true)
@@ -284,7 +313,7 @@ fn lock(dir: &Path) -> Result<File, String> {
     match f.try_lock() {
         Ok(()) => {}
         Err(fs::TryLockError::WouldBlock) => {
-            let holder = fs::read_to_string(&path).unwrap_or_default();
+            let holder = read_text(&path, files::MAX_PROOF).unwrap_or_default();
             return Err(format!(
                 "another vier prove ({}) works on {}: one front end per state folder",
                 holder.trim(),
@@ -322,7 +351,7 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
-    let mut f = File::create(&tmp)?;
+    let mut f = files::create_new(&tmp)?;
     f.write_all(bytes)?;
     f.sync_all()?;
     drop(f);

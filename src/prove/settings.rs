@@ -1,0 +1,103 @@
+//! Every number `vier prove` takes, declared once with its default and its range (both ends
+//! included): the front end checks its arguments against these, and the library the values it
+//! reads back from a state folder, so no value out of range is ever used. The ranges bound what
+//! a value costs: `--split` expands every position that many moves below the root before any
+//! job (13 columns and a split of 4: 30,941 positions, about 10 MB; a split of 100 would never
+//! end), `--budget-nodes` gives each job its timeout ([`job_timeout`]).
+
+use std::time::Duration;
+
+/// A number an option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The option, as the command line names it.
+    pub name: &'static str,
+    pub default: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Setting {
+    /// `n` if it is within the range, or why not.
+    pub fn check(&self, n: u64) -> Result<u64, String> {
+        if (self.min..=self.max).contains(&n) {
+            Ok(n)
+        } else {
+            Err(format!(
+                "{n} is not within {}..={} ({})",
+                self.min, self.max, self.name
+            ))
+        }
+    }
+
+    /// A number written as text, checked: digits only.
+    pub fn parse(&self, text: &str) -> Result<u64, String> {
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("'{text}' is not a whole number ({})", self.name));
+        }
+        match text.parse::<u64>() {
+            Ok(n) => self.check(n),
+            Err(_) => Err(format!(
+                "{text} is not within {}..={} ({})",
+                self.min, self.max, self.name
+            )),
+        }
+    }
+}
+
+/// Plies below the root expanded before any job.
+pub const SPLIT: Setting = Setting {
+    name: "--split",
+    default: 0,
+    min: 0,
+    max: 4,
+};
+
+/// The nodes each position of a job may take: at least what one poll of the solver counts,
+/// at most about an hour of one core.
+pub const BUDGET_NODES: Setting = Setting {
+    name: "--budget-nodes",
+    default: 1 << 22,
+    min: 4096,
+    max: 1 << 38,
+};
+
+/// Jobs handed out at once (the default is the machine's cores, within the range).
+pub const JOBS: Setting = Setting {
+    name: "--jobs",
+    default: 1,
+    min: 1,
+    max: 4096,
+};
+
+/// Positions in one job.
+pub const PER_JOB: Setting = Setting {
+    name: "--per-job",
+    default: 1,
+    min: 1,
+    max: 32,
+};
+
+/// Leaves `--verify --sample` solves again.
+pub const SAMPLE: Setting = Setting {
+    name: "--sample",
+    default: 100,
+    min: 1,
+    max: 1 << 32,
+};
+
+/// The nodes a job's `vier solve` is counted on per second at the least, for its timeout: a
+/// tenth of what one core of a slow machine does.
+const SLOWEST_NODES_PER_SECOND: u64 = 200_000;
+
+/// Seconds a job is given to start (a process, an SSH connection) besides its nodes.
+const START_SECONDS: u64 = 10;
+
+/// How long a job of `positions` positions may run before it is taken as hung, ended and run
+/// again: its budget at [`SLOWEST_NODES_PER_SECOND`] for each position, and
+/// [`START_SECONDS`]. `None` without a budget.
+pub fn job_timeout(budget: Option<u64>, positions: usize) -> Option<Duration> {
+    let budget = budget?;
+    let secs = (budget / SLOWEST_NODES_PER_SECOND + 1).saturating_mul(positions.max(1) as u64);
+    Some(Duration::from_secs(secs.saturating_add(START_SECONDS)))
+}
