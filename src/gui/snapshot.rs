@@ -229,3 +229,68 @@ fn column_value(
         best,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gui::view;
+
+    /// The analysis of 7x6's `4453` (four discs) with each column's (1-based column, value, Pons'
+    /// score once proven), as the page gets it.
+    fn analysed(columns: &[(usize, Value, Option<i32>)]) -> AnalysisView {
+        let size = Size::default();
+        let v = view::view(size, &[4, 4, 5, 3]).unwrap();
+        let a = Analysis {
+            moves: "4453".into(),
+            depth: 12,
+            complete: false,
+            columns: columns
+                .iter()
+                .map(|&(column, value, exact)| (column, ColumnReport { value, exact }))
+                .collect(),
+        };
+        analysis(size, &v, &a)
+    }
+
+    /// The columns marked best.
+    fn best(a: &AnalysisView) -> Vec<usize> {
+        a.columns
+            .iter()
+            .filter(|c| c.best)
+            .map(|c| c.column)
+            .collect()
+    }
+
+    #[test]
+    fn an_unproven_column_is_never_marked_best() {
+        let draw = (Value::proven(42, 4, 0), Some(0));
+        let loss = (Value::proven(42, 4, -2), Some(-2));
+        // an estimate above every proven column may be a win: nothing is marked (issue 76: the
+        // "?" of an estimate was outlined as best)
+        let a = analysed(&[
+            (1, loss.0, loss.1),
+            (3, Value::exact(Score::Cp(40)), None),
+            (4, draw.0, draw.1),
+        ]);
+        assert_eq!(best(&a), Vec::<usize>::new());
+        assert_eq!(a.columns[1].short.trim(), "?");
+        // a win found but not proven the fastest (a lower bound) outranks the draw, yet is no
+        // proof of the best column either
+        let found = Value {
+            score: Score::Win(3),
+            bound: ScoreBound::Lower,
+        };
+        let a = analysed(&[(3, found, None), (4, draw.0, draw.1)]);
+        assert_eq!(best(&a), Vec::<usize>::new());
+        // an estimate that ties the proven draw: only the proven column is marked
+        let a = analysed(&[(3, Value::exact(Score::Draw), None), (4, draw.0, draw.1)]);
+        assert_eq!(best(&a), [4]);
+        // below a proven column, an estimate changes nothing: the proven best is marked
+        let a = analysed(&[
+            (1, Value::exact(Score::Cp(-30)), None),
+            (4, draw.0, draw.1),
+            (7, loss.0, loss.1),
+        ]);
+        assert_eq!(best(&a), [4]);
+    }
+}
