@@ -150,6 +150,8 @@ fn published_boards_proven_through_jobs_give_the_published_values() {
             text(&v.stdout),
             text(&v.stderr)
         );
+        // solved by this vier on this machine: nothing else trusted
+        assert!(!text(&v.stdout).contains("trusted"), "{}", text(&v.stdout));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -491,6 +493,13 @@ fn the_jobs_run_as_slurm_job_arrays_give_the_same_value() {
         "prove", "--verify", "--state", d, "--jobs", "3", "--slurm", "--sbatch", &sbatch,
     ]);
     assert!(v.status.success(), "{}", text(&v.stdout));
+    // the leaves were solved through Slurm, which the check trusts, and it says so
+    assert!(
+        text(&v.stdout).contains("all agree (the leaves solved by Slurm job arrays"),
+        "{}",
+        text(&v.stdout)
+    );
+    assert!(text(&v.stdout).trim_end().ends_with(", trusted)"));
     std::fs::remove_file(&fake).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -380,8 +380,8 @@ fn build_commands(_: BookCmd, _: &mut dyn Write) -> io::Result<ExitCode> {
     Err(io::Error::new(
         io::ErrorKind::Unsupported,
         "this vier was built without book building (offline code, compiled on request): \
-         `cargo build --release --features book-build` makes one with `book build`, `merge`, \
-         `select`, `positions` and `verify`",
+         `cargo install --locked --path . --features book-build` installs one with `book build`, \
+         `merge`, `select`, `positions` and `verify` (docs/book/README.md)",
     ))
 }
 

@@ -13,7 +13,7 @@ pub const MAX_JOB: u64 = 64 << 10;
 pub const MAX_RESULT: u64 = 64 << 10;
 /// A Slurm task's output: a job's lines, and what Slurm adds.
 pub const MAX_TASK: u64 = 1 << 20;
-pub const MAX_EXPANDED: u64 = 64 << 20;
+pub const MAX_EXPANDED: u64 = 16 << 20;
 pub const MAX_CERTIFICATE: u64 = 64 << 20;
 
 /// Opens `path` to read: no link followed, no wait on a FIFO, and only a regular file.
@@ -35,8 +35,16 @@ fn open_regular(path: &Path) -> io::Result<File> {
     Ok(f)
 }
 
-/// The bytes of the regular file `path`, refused when it holds more than `max`.
+/// The bytes of the regular file `path`, refused when it holds more than `max` (the error
+/// names the file).
 pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    read(path, max).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => e,
+        kind => io::Error::new(kind, format!("{}: {e}", path.display())),
+    })
+}
+
+fn read(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     let f = open_regular(path)?;
     let len = f.metadata()?.len();
     if len > max {

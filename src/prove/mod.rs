@@ -278,17 +278,33 @@ fn load(state: &State, repair: bool) -> Result<Loaded, String> {
     if repair {
         state.repair_expanded().map_err(err)?;
     }
-    for moves in state.expanded().map_err(err)? {
-        match position(proof.size, &moves) {
+    // each position once, however often its line comes; a few of the bad lines named
+    let mut seen = std::collections::HashSet::new();
+    let mut bad = 0;
+    for moves in state.expanded().map_err(err)?.lines() {
+        match position(proof.size, moves) {
             Ok(p) => {
-                totals.expanded += 1;
-                facts
-                    .entry(examine(&p, proof.goal, false).look.key)
-                    .or_default()
-                    .add(Fact::Unproven { nodes: 0 });
+                let key = examine(&p, proof.goal, false).look.key;
+                if seen.insert(key) {
+                    totals.expanded += 1;
+                    facts
+                        .entry(key)
+                        .or_default()
+                        .add(Fact::Unproven { nodes: 0 });
+                }
             }
-            Err(e) => notes.push(format!("expanded: {e}: left alone")),
+            Err(e) => {
+                bad += 1;
+                if bad <= 10 {
+                    notes.push(format!("expanded: {e}: left alone"));
+                }
+            }
         }
+    }
+    if bad > 10 {
+        notes.push(format!(
+            "expanded: {bad} lines that are no position, left alone"
+        ));
     }
     let root = position(proof.size, &proof.root)?;
     let first = first_question(&root);

@@ -249,13 +249,15 @@ impl State {
     }
 
     /// The positions expanded without a job.
-    pub fn expanded(&self) -> io::Result<Vec<String>> {
+    /// One move string a line, whole lines only: the text itself, which the caller reads line
+    /// by line (a line a String each would cost ten times the file).
+    pub fn expanded(&self) -> io::Result<String> {
         match read_text(&self.dir.join("expanded"), files::MAX_EXPANDED) {
-            Ok(t) => {
-                let whole = t.rfind('\n').map_or("", |i| &t[..i]);
-                Ok(whole.lines().map(str::to_string).collect())
+            Ok(mut t) => {
+                t.truncate(t.rfind('\n').map_or(0, |i| i + 1));
+                Ok(t)
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(String::new()),
             Err(e) => Err(e),
         }
     }

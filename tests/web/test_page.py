@@ -592,10 +592,41 @@ class PageTests(unittest.TestCase):
         self.assertEqual(item.get_attribute("data-mark"), "blunder")
         self.assertTrue(item.text.endswith("??"), item.text)
         self.assertEqual(len(self.d.find_elements(By.CSS_SELECTOR, "#graph .point")), len(PLANTED) + 1)
+        # the graph says what is up, what is down and how far the game went (issue 76: it had
+        # no axes)
+        axes = self.d.find_element(By.CSS_SELECTOR, "#review .graph-box").text
+        for words in ("✕ wins", "draw", "◯ wins", "start", f"move {len(PLANTED)}"):
+            self.assertIn(words, axes)
         item.click()
         note = self.d.find_element(By.ID, "review-note")
         wait_for("the blunder's note", lambda: "gave away the win" in note.text)
         self.screenshot("web-review.png")
+
+    def test_an_unproven_column_is_never_outlined_as_best(self):
+        # issue 76: the "?" of a column not proven yet was outlined as the best. Every change of
+        # the values above the columns is looked at while a 12x4 analysis proves them one by one.
+        self.setting("side", "none", "engine_side", "none")
+        self.d.execute_script("""
+            const row = document.getElementById('analysis');
+            window.vierBest = {estimates: 0, proven: 0, unproven: []};
+            window.vierBestWatch = new MutationObserver(() => {
+              for (const el of row.querySelectorAll('.acell')) {
+                if (el.classList.contains('estimate')) window.vierBest.estimates++;
+                if (!el.classList.contains('best')) continue;
+                if (el.dataset.score === undefined) window.vierBest.unproven.push(el.textContent);
+                else window.vierBest.proven++;
+              }
+            });
+            window.vierBestWatch.observe(row, {subtree: true, attributes: true, childList: true,
+                                               characterData: true});""")
+        self.setting("size", "12x4", "size", "12x4")
+        moves = "cjbebhhhkgdbiag"
+        self.paste(moves)
+        self.analyse_now(moves)
+        seen = self.d.execute_script("window.vierBestWatch.disconnect(); return window.vierBest")
+        self.assertGreater(seen["estimates"], 0, "no column was shown unproven")
+        self.assertGreater(seen["proven"], 0, "no proven column was outlined")
+        self.assertEqual(seen["unproven"], [], "unproven columns outlined as best")
 
     def test_two_games_at_level_1_differ(self):
         self.setting("movetime", "100", "movetime", 100)
