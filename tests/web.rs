@@ -11,12 +11,14 @@
 //!   controls the page and a reload with the server stopped plays and analyses, a page opened
 //!   as a file says how to serve it, on a phone no two labels overlap and nothing scrolls
 //!   sideways, the move list steps back and forward, a finished game's review marks a planted
-//!   blunder as `vier solve --all` does, two games at level 1 differ, after a stop no
-//!   second worker is alive, any address shows the board or says why it names no position, the
-//!   end of a game moves nothing, and on the first visit a size change never holds the
-//!   engine's move. It saves screenshots (desktop and phone, light and dark, a
-//!   review, 12x4) to the target directory, or to the folder VIER_WEB_SCREENSHOTS names
-//!   (`VIER_WEB_SCREENSHOTS=$PWD/docs cargo test --test web` renews docs/web-*.png).
+//!   blunder as `vier solve --all` does (its graph's axes labelled), two games at level 1
+//!   differ, after a stop no second worker is alive, any address shows the board or says why it
+//!   names no position, the end of a game moves nothing, on the first visit a size change never
+//!   holds the engine's move, an unproven column is never outlined as best, and a desktop
+//!   gives the board and the panel its whole width. It saves screenshots (desktop and phone,
+//!   light and dark, a review, 12x4) to the target directory, or to the folder
+//!   VIER_WEB_SCREENSHOTS names (`VIER_WEB_SCREENSHOTS=$PWD/docs cargo test --test web` renews
+//!   docs/web-*.png).
 //!
 //! The folder is built under this build's target directory (`CARGO_TARGET_TMPDIR`), the module
 //! without link-time optimisation (the tests time nothing), and the build is reused by the next

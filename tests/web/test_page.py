@@ -546,6 +546,32 @@ class PageTests(unittest.TestCase):
         self.assertIn("four up column 4", status)
         self.assertEqual(len(self.d.find_elements(By.CSS_SELECTOR, ".cell.win")), 4)
 
+    def test_a_desktop_gives_the_board_and_the_panel_its_whole_width(self):
+        # issue 76: a desktop left a third of its width unused. The board beside the panel, the
+        # two across the window; beside a tall board the record and the settings side by side.
+        self.setting("side", "none", "engine_side", "none")
+        try:
+            self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+            wait_for("the layout", lambda: self.d.execute_script(
+                "return window.innerWidth") == 1280)
+            for size in ("7x6", "12x4", "5x13"):
+                with self.subTest(size=size):
+                    if self.state()["size"] != size:
+                        self.setting("size", size, "size", size)
+                    board, side, record, controls = self.d.execute_script(
+                        "return ['#board', 'aside.side', 'section.record', 'section.controls']"
+                        ".map((s) => { const r = document.querySelector(s)"
+                        ".getBoundingClientRect(); return [r.left, r.right, r.top]; })")
+                    width = self.d.execute_script("return document.documentElement.clientWidth")
+                    self.assertLess(board[1], side[0], "the panel beside the board")
+                    self.assertGreaterEqual(side[1], width - 20, "the width used to the margin")
+                    if size == "5x13":
+                        self.assertLess(record[1], controls[0], "the record beside the settings")
+                        self.assertAlmostEqual(record[2], controls[2], delta=1)
+        finally:
+            self.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
     def test_the_move_list_steps_back_and_forward(self):
         self.setting("side", "none", "engine_side", "none")
         body = self.d.find_element(By.TAG_NAME, "body")
