@@ -43,6 +43,8 @@ pub mod eval;
 pub mod gui;
 #[cfg(feature = "native")]
 pub mod http;
+#[cfg(all(feature = "native", unix))]
+pub mod keeper;
 pub mod levels;
 pub mod notation;
 pub mod ordering;

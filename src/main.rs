@@ -76,7 +76,7 @@ fn main() -> ExitCode {
         Some(Cmd::Gui(args)) => vier::gui::command(args),
         Some(Cmd::Serve(args)) => vier::serve::command(args),
         #[cfg(unix)]
-        Some(Cmd::KeepEngine { cmd }) => vier::gui::keeper::run(&cmd),
+        Some(Cmd::KeepEngine { cmd }) => vier::keeper::run(&cmd),
     };
     match result {
         Ok(code) => code,

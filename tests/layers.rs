@@ -275,7 +275,11 @@ fn circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 /// board, the notation). Only `vier book`, the offline tool that makes books, works on the
 /// book's files and the solver's scores itself; `vier prove` drives the proofs of `prove/`.
 const FRONT_ENDS: &[(&str, &str, &[&str])] = &[
-    ("src/main.rs", "vier", &["cli", "gui", "protocol", "serve"]),
+    (
+        "src/main.rs",
+        "vier",
+        &["cli", "gui", "keeper", "protocol", "serve"],
+    ),
     ("src/protocol", "crate", &["protocol"]),
     ("src/cli/play", "crate", &["cli"]),
     ("src/cli/solve.rs", "crate", &["cli"]),
@@ -286,7 +290,7 @@ const FRONT_ENDS: &[(&str, &str, &[&str])] = &[
         &["cli", "book", "book_build", "bits", "score"],
     ),
     ("src/cli/prove.rs", "crate", &["cli", "prove"]),
-    ("src/gui", "crate", &["gui", "serve", "http"]),
+    ("src/gui", "crate", &["gui", "serve", "http", "keeper"]),
     ("src/serve.rs", "crate", &["serve", "http"]),
     ("src/http.rs", "crate", &["serve", "http"]),
     ("python/src", "vier", &[]),

@@ -135,7 +135,7 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
             certificate,
             sample: args.sample,
             seed: args.seed,
-            hash_mb: args.hash.unwrap_or(prove::DEFAULT_HASH_MB),
+            hash_mb: args.hash.unwrap_or(prove::JOB_HASH_MB),
             jobs,
             per_job: args.per_job,
             runner: runner.clone(),

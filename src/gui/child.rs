@@ -48,7 +48,7 @@ pub struct EngineProcess {
     out: Output,
     /// The engine offered `UCI_Variant` with `cfour`: we switch it on and send drops.
     pub drops: bool,
-    /// The process the GUI started: the engine's keeper on Unix (see [`super::keeper`]).
+    /// The process the GUI started: the engine's keeper on Unix (see [`crate::keeper`]).
     pub pid: Option<u32>,
 }
 
@@ -165,7 +165,7 @@ impl EngineProcess {
             loop {
                 let line = e.next_line().await?;
                 #[cfg(unix)]
-                if let Some(why) = line.strip_prefix(super::keeper::CANNOT_START) {
+                if let Some(why) = line.strip_prefix(crate::keeper::CANNOT_START) {
                     return Err(format!("cannot start engine {why}"));
                 }
                 let l = line.to_ascii_lowercase();
@@ -248,10 +248,8 @@ impl EngineProcess {
     pub async fn kill(mut self) {
         #[cfg(unix)]
         if let Some(pid) = self.pid {
-            // SAFETY: a signal to our own child, not yet reaped (so its pid is not reused)
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGTERM);
-            }
+            // our own child, not yet reaped (so its pid is not reused)
+            crate::keeper::signal(pid as libc::pid_t, libc::SIGTERM);
             if timeout(KEEPER_GRACE, self.child.wait()).await.is_ok() {
                 return;
             }

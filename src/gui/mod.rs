@@ -12,16 +12,13 @@
 //!
 //! The rest is the local server's: [`local`] starts it, [`server`] is the HTTP side, [`tab`]
 //! one tab's game and its engine, [`child`] the engine's child process and the parsing of its
-//! output, `keeper` (on Unix) the process between the GUI and each engine that ends the engine
-//! with all it started.
+//! output; on Unix each engine runs under [`crate::keeper`], which ends it with all it started.
 
 pub mod change;
 #[cfg(feature = "native")]
 pub mod child;
 pub mod conductor;
 pub mod game;
-#[cfg(all(feature = "native", unix))]
-pub mod keeper;
 #[cfg(feature = "native")]
 pub mod local;
 pub mod plan;

@@ -39,7 +39,7 @@ pub struct ProveOptions {
     /// The nodes each position of a job may take (`None`: the last job's, else
     /// [`DEFAULT_BUDGET`]).
     pub budget: Option<u64>,
-    /// Each job's table, MB (`None`: the last job's, else [`DEFAULT_HASH_MB`]).
+    /// Each job's table, MB (`None`: the last job's, else [`JOB_HASH_MB`]).
     pub hash_mb: Option<usize>,
     /// Jobs handed to the runner at once.
     pub jobs: usize,
@@ -58,8 +58,9 @@ pub struct ProveOptions {
 /// A job's node budget when neither the command nor an earlier job says.
 pub const DEFAULT_BUDGET: u64 = settings::BUDGET_NODES.default;
 
-/// A job's table, MB, when neither the command nor an earlier job says.
-pub const DEFAULT_HASH_MB: usize = 16;
+/// A job's table, MB, when neither the command nor an earlier job says (smaller than a
+/// search's `search::DEFAULT_HASH_MB`: many jobs share a machine).
+pub const JOB_HASH_MB: usize = 16;
 
 /// A finished proof.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -475,7 +476,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
     let hash_mb = opts
         .hash_mb
         .or_else(|| last.as_ref().and_then(Job::hash_mb))
-        .unwrap_or(DEFAULT_HASH_MB);
+        .unwrap_or(JOB_HASH_MB);
     for n in &notes {
         let _ = writeln!(log, "vier prove: {n}");
     }

@@ -151,16 +151,11 @@ fn kept(keeper: Option<&Path>, program: &str) -> Command {
     }
 }
 
-/// Sends a signal (`libc::SIGTERM`, `SIGKILL`) to a process, or with a negative id a group.
-fn signal(pid: i32, sig: i32) {
-    #[cfg(unix)]
-    // SAFETY: kill only sends a signal; a process that is gone makes it fail, harmlessly
-    unsafe {
-        libc::kill(pid, sig);
-    }
-    #[cfg(not(unix))]
-    let _ = (pid, sig);
-}
+#[cfg(unix)]
+use crate::keeper::signal;
+/// Signals are Unix's: elsewhere none is sent.
+#[cfg(not(unix))]
+fn signal(_pid: i32, _sig: i32) {}
 
 #[cfg(unix)]
 const SIGTERM: i32 = libc::SIGTERM;

@@ -1,7 +1,8 @@
-//! The keeper of one engine of `vier gui` (`vier keep-engine -- CMD...`, a hidden subcommand):
-//! a small process between the GUI and the engine that ends, with the engine, every process
-//! the engine started (issue 68: an engine that started a child in a session of its own and
-//! exited left the child behind, and a hung engine outlived the GUI).
+//! The keeper of one engine of `vier gui`, or one job of `vier prove` (`vier keep-engine -- CMD...`,
+//! a hidden subcommand): a small process between vier and the engine that ends, with the engine,
+//! every process the engine started (issue 68: an engine that started a child in a session of
+//! its own and exited left the child behind, and a hung engine outlived the GUI). [`signal`] is
+//! vier's one way to send a process a signal.
 //!
 //! The engine runs in a process group of its own, on the keeper's standard input and output,
 //! which the keeper itself then lets go of: the GUI's pipes reach the engine directly. On Linux
@@ -122,14 +123,21 @@ fn reap(engine: libc::pid_t) -> Option<libc::c_int> {
     }
 }
 
+/// Sends `sig` to the process `pid`, or with a negative `pid` to its group. Harmless when the
+/// process is gone (the call fails); callers signal only processes they started and have not
+/// reaped, so that the pid is not another's.
+pub fn signal(pid: libc::pid_t, sig: libc::c_int) {
+    // SAFETY: kill only sends a signal
+    unsafe {
+        libc::kill(pid, sig);
+    }
+}
+
 /// Ends the engine's group and every process left with the keeper, over and over: a killed
 /// process's children become the keeper's in turn (on Linux), until none is left.
 fn end_all(engine: libc::pid_t, me: libc::pid_t) {
-    // SAFETY: signals to the engine's own group and to this process's children
-    unsafe {
-        libc::kill(-engine, libc::SIGKILL);
-        libc::kill(engine, libc::SIGKILL);
-    }
+    signal(-engine, libc::SIGKILL);
+    signal(engine, libc::SIGKILL);
     // SAFETY: getpgrp cannot fail
     let own_group = unsafe { libc::getpgrp() };
     for _ in 0..1000 {
@@ -139,15 +147,14 @@ fn end_all(engine: libc::pid_t, me: libc::pid_t) {
             return;
         }
         for pid in children {
-            // SAFETY: signals to a child of this process and to its group (never the keeper's
-            // own group, nor the GUI's: a child in one of them is ended alone)
-            unsafe {
-                let group = libc::getpgid(pid);
-                if group > 1 && group != own_group && group != libc::getpgid(libc::getppid()) {
-                    libc::kill(-group, libc::SIGKILL);
-                }
-                libc::kill(pid, libc::SIGKILL);
+            // a child's group too, never the keeper's own nor its parent's: a child in one of
+            // them is ended alone
+            // SAFETY: getpgid and getppid only read
+            let (group, parents) = unsafe { (libc::getpgid(pid), libc::getpgid(libc::getppid())) };
+            if group > 1 && group != own_group && group != parents {
+                signal(-group, libc::SIGKILL);
             }
+            signal(pid, libc::SIGKILL);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -181,10 +188,11 @@ fn mirror(status: Option<libc::c_int>) -> ExitCode {
     if libc::WIFSIGNALED(st) {
         let sig = libc::WTERMSIG(st);
         // SAFETY: the default action for the signal, then the signal to this process
-        unsafe {
+        let me = unsafe {
             libc::signal(sig, libc::SIG_DFL);
-            libc::kill(libc::getpid(), sig);
-        }
+            libc::getpid()
+        };
+        signal(me, sig);
     }
     ExitCode::FAILURE
 }
