@@ -455,14 +455,9 @@ pub fn check(text: &str) -> Result<Checked, Vec<String>> {
     })
 }
 
-/// A number as vier writes it: digits, a minus sign for a negative one, nothing else (no `+`,
-/// no spaces), within its type.
+/// A number as vier writes it ([`super::jobs::number`]), or none.
 fn number<T: std::str::FromStr>(s: &str) -> Option<T> {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
+    super::jobs::number(s).ok()
 }
 
 #[cfg(test)]

@@ -230,8 +230,9 @@ pub fn parse_line(line: &str, goal: Goal) -> Result<Line, String> {
     })
 }
 
-/// A number written as vier writes it: digits, a minus sign for a negative one, nothing else.
-fn number<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+/// A number written as vier writes it: digits, a minus sign for a negative one, nothing else
+/// (no `+`, no spaces), within its type.
+pub fn number<T: std::str::FromStr>(s: &str) -> Result<T, String> {
     let digits = s.strip_prefix('-').unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("'{s}' is not a number"));

@@ -3,7 +3,7 @@
 
 use super::keys::{column_cells, key_of, oriented};
 use super::resolve::{Open, Resolved};
-use super::settings::STEP_RANGE;
+use super::settings::{EMPTY_BOARD_STEPS, STEP_RANGE};
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
@@ -41,10 +41,12 @@ impl Solver {
         min = min.max(within.0);
         max = max.min(within.1);
         self.stopped = false;
+        let mut tests = 0;
         // Null-window searches; probing near 0 first (where most positions are), then halving.
         // A window close to the score costs most, one far from it little (a quick win or loss
         // is a shallow proof): once at most STEP_RANGE scores are left, the tests step out from
         // 0 instead of halving, which skips a test just beside the score more often than not.
+        // The empty board's first EMPTY_BOARD_STEPS tests step too: its score is near 0.
         // In a race every thread starts from what all have proven (see `RootWindow`).
         loop {
             if let Some(w) = &self.window {
@@ -59,7 +61,10 @@ impl Solver {
                 c.note_window(min, max);
             }
             let mut med = min + (max - min) / 2;
-            if max - min <= STEP_RANGE || (self.steps_root && self.window.is_some()) {
+            if max - min <= STEP_RANGE
+                || (self.steps_root && self.window.is_some())
+                || (moves == 0 && tests < EMPTY_BOARD_STEPS)
+            {
                 med = if min >= 0 {
                     min
                 } else if max <= 0 {
@@ -73,6 +78,7 @@ impl Solver {
                 med = max / 2;
             }
             self.testing = med;
+            tests += 1;
             let r = self.search(p, med, med + 1);
             if self.stopped {
                 if self.window_answered() && !self.limits.reached(self.nodes) {
