@@ -33,6 +33,7 @@ import random
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -263,11 +264,17 @@ def drive_serve(vier, positions, truth, tally):
         base = first.split()[2].split("/solve")[0]
         for p in positions:
             url = f"{base}/solve?pos={p['moves']}&width={p['w']}&height={p['h']}"
-            with urllib.request.urlopen(url, timeout=60) as r:
-                answer = json.load(r)
             row = tally.row("serve", 1)
             row["positions"] += 1
             row["searches"] += 1
+            try:
+                with urllib.request.urlopen(url, timeout=60) as r:
+                    answer = json.load(r)
+            except urllib.error.HTTPError as e:
+                # 504: not proven within the server's budget (a loaded machine), so no claim
+                if e.code == 504:
+                    continue
+                raise
             t = truth[(p["size"], p["moves"])]
             for c, s in enumerate(answer["score"]):
                 if s != 100:
