@@ -129,7 +129,7 @@ impl Solver {
         self.near_plies = if n > 0 {
             tuned("SHARED_NEAR_PLIES", SHARED_NEAR_PLIES)
         } else {
-            NEAR_PLIES
+            tuned("NEAR_PLIES", NEAR_PLIES)
         };
         self.busy_plies = tuned("BUSY_PLIES", BUSY_PLIES);
         let split = n + 1 >= tuned("SPLIT_ROOT_TESTS_FROM", SPLIT_ROOT_TESTS_FROM as u32) as usize;
