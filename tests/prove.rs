@@ -618,11 +618,7 @@ fn bad_arguments_and_folders_are_refused_with_the_reason() {
 
 /// The certificate of issue 74: the empty 5x4 board (a draw) claimed a loss through bounds
 /// below the score range, whose negation wrapped.
-const FORGED: &str = "# vier prove certificate 2\nsize 5x4\nroot -\ngoal weak\nvalue -1\n\
-    - node -1 -1\n1 node -2147483648 -2147483647\n2 node -2147483648 2147483647\n\
-    3 node -2147483648 2147483647\n11 node -2147483648 2147483647\n\
-    12 node -2147483648 2147483647\n13 node -2147483648 2147483647\n\
-    14 node -2147483648 2147483647\n15 node -2147483648 2147483647\n";
+const FORGED: &str = include_str!("data/prove/forged-5x4.cert");
 
 #[test]
 fn a_forged_certificate_with_numbers_past_the_score_range_is_refused() {

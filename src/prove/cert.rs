@@ -549,11 +549,7 @@ mod tests {
 
     /// The certificate of issue 74: the empty 5x4 board (a draw) as a loss, from bounds below
     /// the score range whose negation wrapped.
-    const FORGED: &str = "# vier prove certificate 2\nsize 5x4\nroot -\ngoal weak\nvalue -1\n\
-        - node -1 -1\n1 node -2147483648 -2147483647\n2 node -2147483648 2147483647\n\
-        3 node -2147483648 2147483647\n11 node -2147483648 2147483647\n\
-        12 node -2147483648 2147483647\n13 node -2147483648 2147483647\n\
-        14 node -2147483648 2147483647\n15 node -2147483648 2147483647\n";
+    const FORGED: &str = include_str!("../../tests/data/prove/forged-5x4.cert");
 
     #[test]
     fn the_forged_certificate_of_issue_74_is_refused_line_by_line() {
