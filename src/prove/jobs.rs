@@ -21,8 +21,10 @@
 //! there when its last line comes, is run again.
 
 use super::rules::Goal;
-use super::tree::JobId;
 use crate::board::Size;
+
+/// A job's number: its file `jobs/<id>.job`.
+pub type JobId = u64;
 
 /// The first words of a job's last line.
 const DONE: &str = "vier-prove job";

@@ -20,7 +20,7 @@ pub mod settings;
 pub mod state;
 pub mod tree;
 
-use jobs::{check_run, parse_line, Job, Line};
+use jobs::{check_run, parse_line, Job, JobId, Line};
 use rules::{describe, examine, position, Goal};
 use runner::{Event, Runner, RunnerSpec};
 use state::{Proof, State};
@@ -28,7 +28,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use tree::{Fact, JobId, Known, Tree, Work};
+use tree::{Fact, Known, Tree, Work};
 
 /// How `vier prove` runs.
 #[derive(Clone, Debug)]

@@ -22,12 +22,10 @@
 //! the best leaves that are not yet handed out. The first `t` is the front end's guess (see
 //! `prove::first_question`), then the middle of what the root's bounds leave open.
 
+use super::jobs::JobId;
 use super::rules::{child_moves, examine, Goal, Look};
 use crate::board::{AnyPosition, Size};
 use std::collections::HashMap;
-
-/// A job's number: its file `jobs/<id>.job`.
-pub type JobId = u64;
 
 /// A proof or disproof number that cannot be reached.
 pub const INF: u64 = u64::MAX / 4;
