@@ -20,7 +20,7 @@
 //! proving leaf is found by walking down to the child of least disproof number, among the
 //! children that still have a leaf nobody is working on (`free`): so several jobs at once go to
 //! the best leaves that are not yet handed out. The first `t` is the front end's guess (see
-//! `prove::first_question`), then the middle of what the root's bounds leave open.
+//! `resume::first_question`), then the middle of what the root's bounds leave open.
 
 use super::jobs::JobId;
 use super::rules::{child_moves, examine, Goal, Look};
@@ -167,6 +167,26 @@ impl Tree {
         &self.nodes[0]
     }
 
+    /// A node, to read (every id the tree hands out is one of its nodes).
+    pub fn node(&self, id: u32) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// The move string of a node's position.
+    pub fn moves(&self, id: u32) -> &str {
+        &self.node(id).moves
+    }
+
+    /// The key of a node's position (its mirror image's too).
+    pub fn key(&self, id: u32) -> u128 {
+        self.node(id).look.key
+    }
+
+    /// Whether a node is a leaf nobody works on.
+    pub fn is_open(&self, id: u32) -> bool {
+        self.node(id).work == Work::Open
+    }
+
     /// The root's bounds.
     pub fn bounds(&self) -> (i32, i32) {
         (self.nodes[0].lo, self.nodes[0].hi)
@@ -199,7 +219,11 @@ impl Tree {
     }
 
     /// The question a node asks of its own value: is it at least this?
-    pub fn asks(&self, n: &Node) -> i32 {
+    pub fn asks(&self, id: u32) -> i32 {
+        self.asks_of(self.node(id))
+    }
+
+    fn asks_of(&self, n: &Node) -> i32 {
         if (n.look.discs - self.root_discs).is_multiple_of(2) {
             self.question
         } else {
@@ -411,7 +435,7 @@ impl Tree {
             lo = lo.max(n.known.0);
             hi = hi.min(n.known.1);
         }
-        let asks = self.asks(n);
+        let asks = self.asks_of(n);
         let (pn, dn, free) = if lo >= asks {
             (0, INF, false)
         } else if hi < asks {
