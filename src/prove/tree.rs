@@ -93,6 +93,7 @@ pub enum Work {
     Expanded,
 }
 
+/// A node of the tree, as others read it ([`Tree::node`]): only the tree changes one.
 pub struct Node {
     pub pos: AnyPosition,
     /// The moves from the empty board, as vier writes them.
@@ -115,9 +116,9 @@ pub struct Node {
 }
 
 pub struct Tree {
-    pub size: Size,
-    pub goal: Goal,
-    pub nodes: Vec<Node>,
+    size: Size,
+    goal: Goal,
+    nodes: Vec<Node>,
     index: HashMap<u128, u32>,
     facts: HashMap<u128, Known>,
     root_discs: u32,
