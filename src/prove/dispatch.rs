@@ -17,6 +17,7 @@ use super::flight::Flights;
 use super::jobs::{check_run, parse_line, Job, JobId, Line};
 use super::rules::Goal;
 use super::runner::{Event, Runner};
+use crate::board::Size;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
 use std::time::Duration;
@@ -54,6 +55,7 @@ pub struct Dispatcher {
     name: String,
     /// The first words of every message (`vier prove`).
     prefix: String,
+    size: Size,
     goal: Goal,
     at_once: usize,
     runner: Option<Box<dyn Runner>>,
@@ -69,13 +71,21 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher of jobs asking about `goal` on the runner `start` starts (`name`, as the
-    /// messages name it), `at_once` jobs in flight at most; its messages start with `prefix`.
-    pub fn new(start: Start, name: String, prefix: &str, goal: Goal, at_once: usize) -> Self {
+    /// A dispatcher of jobs asking about `goal` on `size` on the runner `start` starts (`name`,
+    /// as the messages name it), `at_once` jobs in flight at most; its messages start with
+    /// `prefix`.
+    pub fn new(
+        start: Start,
+        name: String,
+        prefix: &str,
+        (size, goal): (Size, Goal),
+        at_once: usize,
+    ) -> Self {
         Dispatcher {
             start,
             name,
             prefix: prefix.to_string(),
+            size,
             goal,
             at_once: at_once.max(1),
             runner: None,
@@ -168,7 +178,7 @@ impl Dispatcher {
 
     /// A line the runner passed on: kept by its job, or its job's last line, checked.
     fn read(&mut self, l: String, log: &mut dyn Write) -> Result<Option<Finished>, Halt> {
-        let stray = match parse_line(&l, self.goal) {
+        let stray = match parse_line(&l, self.size, self.goal) {
             Ok(Line::Result { ref moves, .. }) => {
                 if self.flights.keep(moves, l.clone()) {
                     return Ok(None);
@@ -181,7 +191,7 @@ impl Dispatcher {
                     return Ok(None);
                 };
                 f.lines.push(l);
-                return match check_run(&f.job, &f.lines, self.goal) {
+                return match check_run(&f.job, &f.lines, self.size, self.goal) {
                     Ok(results) => {
                         self.runner_ends = 0;
                         Ok(Some(Finished {
@@ -392,10 +402,20 @@ mod tests {
             s.borrow_mut().starts += 1;
             Ok(Box::new(Fake(s.clone())) as Box<dyn Runner>)
         });
-        let mut d = Dispatcher::new(start, "the fake".into(), "test", Goal::Weak, at_once);
+        let mut d = Dispatcher::new(
+            start,
+            "the fake".into(),
+            "test",
+            (size(), Goal::Weak),
+            at_once,
+        );
         d.stop_asked = || false;
         d.pause = Duration::ZERO;
         d
+    }
+
+    fn size() -> Size {
+        "7x6".parse().unwrap()
     }
 
     fn job(id: JobId, positions: &[&str]) -> Job {
@@ -462,7 +482,7 @@ mod tests {
         assert_eq!((done, end), (vec![1, 2], Ok(())));
         // the damaged line is no job's, and the run without it does not check
         assert!(
-            log.contains("a damaged line (not a result line): '4 >='"),
+            log.contains("a damaged line (") && log.contains("): '4 >='"),
             "{log}"
         );
         assert!(

@@ -126,7 +126,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         start,
         opts.runner.to_string(),
         "vier prove",
-        proof.goal,
+        (proof.size, proof.goal),
         opts.jobs,
     );
     for job in rerun {

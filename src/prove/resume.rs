@@ -112,7 +112,7 @@ pub fn load(state: &State, repair: bool) -> Result<Loaded, String> {
             ));
             continue;
         };
-        match check_run(job, &lines, proof.goal) {
+        match check_run(job, &lines, proof.size, proof.goal) {
             Ok(r) => {
                 for (k, f) in facts_of(proof.size, proof.goal, &r) {
                     facts.entry(k).or_default().add(f);

@@ -8,6 +8,7 @@ use super::runner::RunnerSpec;
 use super::settings::{self, DEFAULT_BUDGET};
 use super::state::Proof;
 use super::{cert, files, runner};
+use crate::board::Size;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
@@ -117,7 +118,7 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
         }
     }
     let mut errors = checked.errors.clone();
-    let solved = run_all(opts, jobs, proof.goal, log, |moves, found| {
+    let solved = run_all(opts, jobs, (proof.size, proof.goal), log, |moves, found| {
         let Some(leaf) = expected.get(moves) else {
             return;
         };
@@ -148,7 +149,7 @@ pub fn verify(opts: &VerifyOptions, log: &mut dyn Write) -> Result<Verified, Vec
 fn run_all(
     opts: &VerifyOptions,
     jobs: Vec<(Job, Option<Duration>)>,
-    goal: Goal,
+    asked: (Size, Goal),
     log: &mut dyn Write,
     mut each: impl FnMut(&str, Option<(i32, i32)>),
 ) -> Result<usize, String> {
@@ -161,7 +162,7 @@ fn run_all(
     );
     let start = Box::new(move || runner::start(&spec, &vier, &dir, keeper.as_deref()));
     let prefix = "vier prove --verify";
-    let mut d = Dispatcher::new(start, opts.runner.to_string(), prefix, goal, opts.jobs);
+    let mut d = Dispatcher::new(start, opts.runner.to_string(), prefix, asked, opts.jobs);
     for (job, timeout) in jobs {
         d.submit(job, timeout);
     }
