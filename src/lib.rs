@@ -63,6 +63,7 @@ pub mod score;
 pub mod search;
 #[cfg(feature = "native")]
 pub mod serve;
+pub mod solve_line;
 pub mod solver;
 pub mod study;
 pub mod time;

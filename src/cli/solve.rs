@@ -8,7 +8,9 @@
 
 use crate::board::{AnyPosition, Size};
 use crate::engine::settings::{BUDGET, THREADS};
-use crate::engine::{Answer, Book, EngineError, Handle, Question, Settings, SolverPool};
+use crate::engine::{
+    Answer, Book, Budget, EngineError, Found, Handle, Question, Settings, SolveLine, SolverPool,
+};
 use crate::notation;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -255,26 +257,21 @@ pub fn run(
         };
         let handle = Handle::within(opts.budget).with_nodes(opts.node_budget);
         let proof = progress.watch(moves, &handle, || pool.ask(&pos, question, &handle));
-        let (text, score, proof) = match proof {
+        let (found, score, proof) = match proof {
             Ok(proof) => match &proof.answer {
                 Answer::Columns(scores) => {
                     let best = scores.iter().flatten().max().copied();
-                    let text = scores
-                        .iter()
-                        .map(|s| s.map_or("-".to_string(), |v| v.to_string()))
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    (text, best, Ok(proof))
+                    (Found::Columns(scores.clone()), best, Ok(proof))
                 }
-                Answer::Score(s) => (s.to_string(), Some(*s), Ok(proof)),
+                Answer::Score(s) => (Found::Score(*s), Some(*s), Ok(proof)),
                 Answer::AtLeast(yes) => {
                     let t = opts.at_least.expect("asked");
-                    let (sign, bound) = if *yes {
-                        (">=", t)
+                    if *yes {
+                        (Found::AtLeast(t), Some(t), Ok(proof))
                     } else {
-                        ("<=", t.saturating_sub(1))
-                    };
-                    (format!("{sign}{bound}"), Some(bound), Ok(proof))
+                        let u = t.saturating_sub(1);
+                        (Found::AtMost(u), Some(u), Ok(proof))
+                    }
                 }
                 Answer::Best(_) => unreachable!("vier solve asks for no best move"),
             },
@@ -284,14 +281,23 @@ pub fn run(
                 continue;
             }
             Err(e) => {
-                let blank = if opts.all { width } else { 1 };
-                (vec!["-"; blank].join(" "), None, Err((e, handle.elapsed())))
+                let within = match e {
+                    EngineError::OutOfNodes { budget } => Budget::Nodes(budget),
+                    _ => Budget::Millis(opts.budget.map_or(0, |b| b.as_millis() as u64)),
+                };
+                let blanks = if opts.all { width } else { 1 };
+                sum.unproven += 1;
+                (
+                    Found::Unproven { blanks, within },
+                    None,
+                    Err(handle.elapsed()),
+                )
             }
         };
         sum.positions += 1;
         let (nodes, micros) = match &proof {
             Ok(p) => (p.nodes, p.time.as_secs_f64() * 1e6),
-            Err((_, elapsed)) => (handle.progress().nodes, elapsed.as_secs_f64() * 1e6),
+            Err(elapsed) => (handle.progress().nodes, elapsed.as_secs_f64() * 1e6),
         };
         sum.total_nodes += nodes;
         #[cfg(feature = "stats")]
@@ -299,20 +305,14 @@ pub fn run(
             sum.stats.add(&p.stats);
         }
         sum.total_micros += micros;
-        write!(out, "{moves} {text} {nodes} {micros:.0}")?;
-        if let Err((e, _)) = &proof {
-            sum.unproven += 1;
-            match e {
-                EngineError::OutOfNodes { budget } => {
-                    write!(out, " UNPROVEN within {budget} nodes")?
-                }
-                _ => write!(
-                    out,
-                    " UNPROVEN within {} ms",
-                    opts.budget.map_or(0, |b| b.as_millis())
-                )?,
-            }
-        }
+        let mut line = SolveLine {
+            moves: moves.to_string(),
+            found,
+            nodes,
+            // as `{:.0}` wrote it
+            micros: micros.round_ties_even() as u64,
+            mismatch: None,
+        };
         if let (Some(e), Some(s)) = (expected, score) {
             let e = if opts.weak { e.signum() } else { e };
             // with --at-least, `s` is the bound printed: the expected score must be on its side
@@ -322,9 +322,10 @@ pub fn run(
             };
             if !agrees {
                 sum.mismatches += 1;
-                write!(out, " MISMATCH expected {e}")?;
+                line.mismatch = Some(e);
             }
         }
+        write!(out, "{line}")?;
         writeln!(out)?;
     }
     Ok(sum)

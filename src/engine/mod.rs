@@ -34,6 +34,8 @@ pub use crate::book::Book;
 pub use crate::clock;
 pub use crate::levels::Strength;
 pub use crate::search::TableMemory;
+/// A solved position as `vier solve` writes it.
+pub use crate::solve_line::{Budget, Found, SolveLine};
 #[cfg(feature = "stats")]
 pub use crate::solver::stats::Stats;
 pub use handle::{game_over, EngineError, Handle, Progress};

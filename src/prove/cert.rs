@@ -51,10 +51,10 @@ pub fn write(tree: &Tree, proof: &Proof) -> String {
     let mut claims: HashMap<u32, (i32, i32)> = HashMap::new();
     let mut heap = BinaryHeap::new();
     claims.insert(0, (value, value));
-    heap.push(std::cmp::Reverse((tree.nodes[0].look.discs, 0u32)));
+    heap.push(std::cmp::Reverse((tree.root().look.discs, 0u32)));
     let mut lines: BTreeMap<(u32, String), String> = BTreeMap::new();
     while let Some(std::cmp::Reverse((discs, id))) = heap.pop() {
-        let n = &tree.nodes[id as usize];
+        let n = tree.node(id);
         let (l, u) = claims[&id];
         if n.look.settled.is_some() {
             continue;
@@ -63,9 +63,8 @@ pub fn write(tree: &Tree, proof: &Proof) -> String {
         // an expanded node keeps what jobs proved of it before (see `Tree`): where that alone
         // is the claim, it is a leaf; where its children show only a part of the claim, the
         // claim is a leaf too, which `--verify` solves
-        let shown_below = (l <= tmin
-            || n.children.iter().any(|&c| -tree.nodes[c as usize].hi >= l))
-            && (u >= tmax || n.children.iter().all(|&c| -tree.nodes[c as usize].lo <= u));
+        let shown_below = (l <= tmin || n.children.iter().any(|&c| -tree.node(c).hi >= l))
+            && (u >= tmax || n.children.iter().all(|&c| -tree.node(c).lo <= u));
         let leaf = match n.work {
             Work::Expanded if n.known.0 >= l && n.known.1 <= u => Some(n.known),
             Work::Expanded if !shown_below => Some((l, u)),
@@ -85,7 +84,7 @@ pub fn write(tree: &Tree, proof: &Proof) -> String {
                     format!("{} node {l} {u}", n.moves),
                 );
                 let mut need = |c: u32, (cl, cu): (i32, i32), heap: &mut BinaryHeap<_>| {
-                    let child = &tree.nodes[c as usize];
+                    let child = tree.node(c);
                     let e = claims.entry(c).or_insert_with(|| {
                         heap.push(std::cmp::Reverse((child.look.discs, c)));
                         child.look.range
@@ -99,8 +98,8 @@ pub fn write(tree: &Tree, proof: &Proof) -> String {
                         .children
                         .iter()
                         .copied()
-                        .filter(|&c| -tree.nodes[c as usize].hi >= l)
-                        .min_by_key(|&c| (tree.nodes[c as usize].look.settled.is_none(), c))
+                        .filter(|&c| -tree.node(c).hi >= l)
+                        .min_by_key(|&c| (tree.node(c).look.settled.is_none(), c))
                         .expect("a proven lower bound has a child that shows it");
                     need(c, (i32::MIN, -l), &mut heap);
                 }

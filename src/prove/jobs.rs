@@ -21,8 +21,11 @@
 //! there when its last line comes, is run again.
 
 use super::rules::Goal;
-use super::tree::JobId;
 use crate::board::Size;
+use crate::solve_line::{Budget, Found, SolveLine};
+
+/// A job's number: its file `jobs/<id>.job`.
+pub type JobId = u64;
 
 /// The first words of a job's last line.
 const DONE: &str = "vier-prove job";
@@ -178,8 +181,10 @@ pub enum Line {
     Done { job: JobId, status: i32 },
 }
 
-/// Reads a line a job printed, strictly: anything else is a damaged line.
-pub fn parse_line(line: &str, goal: Goal) -> Result<Line, String> {
+/// Reads a line a job printed on `size`, strictly ([`SolveLine::parse`]; a job's result is one
+/// position's value or bound, or unproven within its nodes, with nothing expected of it):
+/// anything else is a damaged line.
+pub fn parse_line(line: &str, size: Size, goal: Goal) -> Result<Line, String> {
     if let Some(rest) = line.strip_prefix(DONE) {
         let t: Vec<&str> = rest.split(' ').collect();
         return match t[..] {
@@ -190,64 +195,37 @@ pub fn parse_line(line: &str, goal: Goal) -> Result<Line, String> {
             _ => Err("a job's last line, damaged".into()),
         };
     }
-    let t: Vec<&str> = line.split(' ').collect();
-    if t.len() < 4 || !plain(t[0]) {
-        return Err("not a result line".into());
-    }
-    let nodes = number(t[2])?;
-    let micros = number(t[3])?;
-    let bounds = match (t[1], &t[4..]) {
-        ("-", ["UNPROVEN", "within", budget, unit]) if number::<u64>(budget).is_ok() => {
-            if *unit != "nodes" && *unit != "ms" {
-                return Err("not a result line".into());
-            }
-            None
-        }
-        (v, []) => {
-            let (bounds, n) = if let Some(n) = v.strip_prefix(">=") {
-                let n = number(n)?;
-                ((n, i32::MAX), n)
-            } else if let Some(n) = v.strip_prefix("<=") {
-                let n = number(n)?;
-                ((i32::MIN, n), n)
-            } else {
-                let n = number(v)?;
-                ((n, n), n)
-            };
-            // a weak bound is at least a loss (-1) and at most a win (1)
-            if goal == Goal::Weak && !(-1..=1).contains(&n) {
-                return Err(format!("{v} is no bound on a win, draw or loss"));
-            }
-            Some(bounds)
-        }
-        _ => return Err("not a result line".into()),
+    let l = SolveLine::parse(line, size, goal == Goal::Weak)?;
+    let bounds = match l.found {
+        _ if l.mismatch.is_some() => return Err("a line with a score expected".into()),
+        Found::Score(v) => Some((v, v)),
+        Found::AtLeast(t) => Some((t, i32::MAX)),
+        Found::AtMost(u) => Some((i32::MIN, u)),
+        Found::Unproven {
+            blanks: 1,
+            within: Budget::Nodes(_),
+        } => None,
+        _ => return Err("not a job's result line".into()),
     };
     Ok(Line::Result {
-        moves: t[0].to_string(),
+        moves: l.moves,
         bounds,
-        nodes,
-        micros,
+        nodes: l.nodes,
+        micros: l.micros,
     })
 }
 
-/// A number written as vier writes it: digits, a minus sign for a negative one, nothing else
-/// (no `+`, no spaces), within its type.
-pub fn number<T: std::str::FromStr>(s: &str) -> Result<T, String> {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("'{s}' is not a number"));
-    }
-    s.parse().map_err(|_| format!("'{s}' is not a number"))
-}
+/// A number written as vier writes it.
+pub use crate::solve_line::number;
 
 /// The lines of one job's run, checked against the job: every position once, each line whole,
 /// the last line its own with a status that fits (0, or 3 when a position is unproven). The
 /// results in the job's order.
-pub fn check_run(job: &Job, lines: &[String], goal: Goal) -> Result<Vec<Line>, String> {
+pub fn check_run(job: &Job, lines: &[String], size: Size, goal: Goal) -> Result<Vec<Line>, String> {
     let mut results: Vec<Option<Line>> = vec![None; job.positions.len()];
     let mut status = None;
     for (i, l) in lines.iter().enumerate() {
-        match parse_line(l, goal).map_err(|e| format!("line {}: {e}", i + 1))? {
+        match parse_line(l, size, goal).map_err(|e| format!("line {}: {e}", i + 1))? {
             Line::Done { job: id, status: s } if id == job.id && status.is_none() => {
                 status = Some(s)
             }
@@ -304,6 +282,10 @@ pub fn check_run(job: &Job, lines: &[String], goal: Goal) -> Result<Vec<Line>, S
 mod tests {
     use super::*;
 
+    fn j_size() -> Size {
+        "7x6".parse().unwrap()
+    }
+
     fn job() -> Job {
         Job::new(
             17,
@@ -341,7 +323,8 @@ mod tests {
 
     #[test]
     fn only_whole_lines_are_read() {
-        let ok = |l: &str| parse_line(l, Goal::Weak);
+        let size: Size = "7x6".parse().unwrap();
+        let ok = |l: &str| parse_line(l, size, Goal::Weak);
         assert_eq!(
             ok("4453 -1 1234 56"),
             Ok(Line::Result {
@@ -398,7 +381,14 @@ mod tests {
         ] {
             assert!(ok(bad).is_err(), "{bad}");
         }
-        assert!(parse_line("4453 5 12 3", Goal::Exact).is_ok());
+        assert!(parse_line("4453 5 12 3", size, Goal::Exact).is_ok());
+        // a result of another question than a job asks, or another size's
+        assert!(ok("4453 - - - - - - - 12 3 UNPROVEN within 4096 nodes").is_err());
+        assert!(ok("4453 - 12 3 UNPROVEN within 20 ms").is_err());
+        assert!(
+            ok("44538 >=1 12 3").is_err()
+                && ok("1234567123456712345671234567123456712345671 1 2 3").is_err()
+        );
     }
 
     #[test]
@@ -410,7 +400,7 @@ mod tests {
             "4453 - 4096 9 UNPROVEN within 4096 nodes",
             "vier-prove job 17 exit 3",
         ]);
-        let r = check_run(&j, &good, Goal::Weak).unwrap();
+        let r = check_run(&j, &good, j_size(), Goal::Weak).unwrap();
         assert!(matches!(&r[0], Line::Result { moves, bounds: None, .. } if moves == "4453"));
         // a line missing, cut short, the wrong status, the last line missing or another's
         for bad in [
@@ -441,7 +431,7 @@ mod tests {
             &["- >=0 300 5".into(), good[1].clone(), good[2].clone()][..],
             &["- 1 300 5".into(), good[1].clone(), good[2].clone()][..],
         ] {
-            assert!(check_run(&j, bad, Goal::Weak).is_err(), "{bad:?}");
+            assert!(check_run(&j, bad, j_size(), Goal::Weak).is_err(), "{bad:?}");
         }
     }
 }

@@ -11,8 +11,7 @@
 //!   runs one job, its output in `task-<i>.out` beside the script, read as the tasks end (the
 //!   state folder must be on a file system the nodes share).
 
-use super::jobs::{done_line, Job};
-use super::tree::JobId;
+use super::jobs::{done_line, Job, JobId};
 use super::{files, settings};
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Write};

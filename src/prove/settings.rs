@@ -101,3 +101,10 @@ pub fn job_timeout(budget: Option<u64>, positions: usize) -> Option<Duration> {
     let secs = (budget / SLOWEST_NODES_PER_SECOND + 1).saturating_mul(positions.max(1) as u64);
     Some(Duration::from_secs(secs.saturating_add(START_SECONDS)))
 }
+
+/// A job's node budget when neither the command nor an earlier job says.
+pub const DEFAULT_BUDGET: u64 = BUDGET_NODES.default;
+
+/// A job's table, MB, when neither the command nor an earlier job says (smaller than a
+/// search's `search::DEFAULT_HASH_MB`: many jobs share a machine).
+pub const JOB_HASH_MB: usize = 16;

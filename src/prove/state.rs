@@ -20,9 +20,8 @@
 //! against its job is renamed `<id>.out.damaged` and its job run again.
 
 use super::files::{self, read_text};
-use super::jobs::Job;
+use super::jobs::{Job, JobId};
 use super::rules::Goal;
-use super::tree::JobId;
 use crate::board::Size;
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -184,7 +183,8 @@ impl State {
             .is_ok_and(|f| matches!(f.try_lock_shared(), Err(fs::TryLockError::WouldBlock)))
     }
 
-    fn job_path(&self, id: JobId) -> PathBuf {
+    /// A job's file.
+    pub fn job_path(&self, id: JobId) -> PathBuf {
         self.dir.join("jobs").join(format!("{id:06}.job"))
     }
 

@@ -20,14 +20,12 @@
 //! proving leaf is found by walking down to the child of least disproof number, among the
 //! children that still have a leaf nobody is working on (`free`): so several jobs at once go to
 //! the best leaves that are not yet handed out. The first `t` is the front end's guess (see
-//! `prove::first_question`), then the middle of what the root's bounds leave open.
+//! `resume::first_question`), then the middle of what the root's bounds leave open.
 
+use super::jobs::JobId;
 use super::rules::{child_moves, examine, Goal, Look};
 use crate::board::{AnyPosition, Size};
 use std::collections::HashMap;
-
-/// A job's number: its file `jobs/<id>.job`.
-pub type JobId = u64;
 
 /// A proof or disproof number that cannot be reached.
 pub const INF: u64 = u64::MAX / 4;
@@ -95,6 +93,7 @@ pub enum Work {
     Expanded,
 }
 
+/// A node of the tree, as others read it ([`Tree::node`]): only the tree changes one.
 pub struct Node {
     pub pos: AnyPosition,
     /// The moves from the empty board, as vier writes them.
@@ -117,9 +116,9 @@ pub struct Node {
 }
 
 pub struct Tree {
-    pub size: Size,
-    pub goal: Goal,
-    pub nodes: Vec<Node>,
+    size: Size,
+    goal: Goal,
+    nodes: Vec<Node>,
     index: HashMap<u128, u32>,
     facts: HashMap<u128, Known>,
     root_discs: u32,
@@ -169,6 +168,26 @@ impl Tree {
         &self.nodes[0]
     }
 
+    /// A node, to read (every id the tree hands out is one of its nodes).
+    pub fn node(&self, id: u32) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// The move string of a node's position.
+    pub fn moves(&self, id: u32) -> &str {
+        &self.node(id).moves
+    }
+
+    /// The key of a node's position (its mirror image's too).
+    pub fn key(&self, id: u32) -> u128 {
+        self.node(id).look.key
+    }
+
+    /// Whether a node is a leaf nobody works on.
+    pub fn is_open(&self, id: u32) -> bool {
+        self.node(id).work == Work::Open
+    }
+
     /// The root's bounds.
     pub fn bounds(&self) -> (i32, i32) {
         (self.nodes[0].lo, self.nodes[0].hi)
@@ -201,7 +220,11 @@ impl Tree {
     }
 
     /// The question a node asks of its own value: is it at least this?
-    pub fn asks(&self, n: &Node) -> i32 {
+    pub fn asks(&self, id: u32) -> i32 {
+        self.asks_of(self.node(id))
+    }
+
+    fn asks_of(&self, n: &Node) -> i32 {
         if (n.look.discs - self.root_discs).is_multiple_of(2) {
             self.question
         } else {
@@ -413,7 +436,7 @@ impl Tree {
             lo = lo.max(n.known.0);
             hi = hi.min(n.known.1);
         }
-        let asks = self.asks(n);
+        let asks = self.asks_of(n);
         let (pn, dn, free) = if lo >= asks {
             (0, INF, false)
         } else if hi < asks {
