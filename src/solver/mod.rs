@@ -41,7 +41,7 @@ use crate::control::{Limits, NodeBudget, SearchControl};
 use crate::score;
 use crate::tt::{TableError, TransTable};
 use parallel::{Busy, RootWindow};
-use settings::{BUSY_PLIES, NEAR_PLIES, NEAR_TABLE_MB};
+use settings::{NearPlies, BUSY_PLIES, NEAR_TABLE_MB};
 use std::sync::Arc;
 
 /// The solver with its table and statistics. Reuse one for many positions: the table carries over
@@ -77,8 +77,11 @@ pub struct Solver {
     window: Option<Arc<RootWindow>>,
     /// The null-window test the root search is running: is the score above this?
     testing: i32,
-    /// Positions with at least this many discs use `near`: [`NEAR_PLIES`], or
-    /// [`settings::SHARED_NEAR_PLIES`] in a solver with helpers.
+    /// Where `near` starts on each board: [`NearPlies::ALONE`], or [`NearPlies::SHARED`] in a
+    /// solver with helpers.
+    near_from: NearPlies,
+    /// Positions with at least this many discs use `near`: `near_from` on the board being
+    /// solved, set as each solve starts.
     near_plies: u32,
     /// In a race this thread steps its root tests out from 0 instead of halving (every other
     /// helper from [`settings::SPLIT_ROOT_TESTS_FROM`] threads).
@@ -114,7 +117,7 @@ impl Solver {
     pub(super) fn sharing(tt: Arc<TransTable>) -> Solver {
         Solver {
             tt,
-            near: TransTable::new(NEAR_TABLE_MB),
+            near: TransTable::new(settings::tuned("NEAR_TABLE_MB", NEAR_TABLE_MB as u32) as usize),
             nodes: 0,
             limits: Limits::default(),
             helpers: Vec::new(),
@@ -127,7 +130,8 @@ impl Solver {
             book_hits: 0,
             window: None,
             testing: 0,
-            near_plies: NEAR_PLIES,
+            near_from: NearPlies::ALONE,
+            near_plies: NearPlies::ALONE.narrow,
             steps_root: false,
             busy_plies: BUSY_PLIES,
             #[cfg(feature = "stats")]

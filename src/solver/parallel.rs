@@ -4,7 +4,7 @@
 //! finish answers for all.
 
 use super::settings::{
-    tuned, BUSY_BITS, BUSY_PLIES, MAX_THREADS, NEAR_PLIES, SHARED_NEAR_PLIES, SPLIT_ROOT_TESTS_FROM,
+    tuned, NearPlies, BUSY_BITS, BUSY_PLIES, MAX_THREADS, SPLIT_ROOT_TESTS_FROM,
 };
 use super::{Solver, Stopped};
 use crate::bits::Bitboard;
@@ -116,7 +116,7 @@ impl Solver {
     /// that needs only one move none of them spends its work on a worse first move. The root's
     /// null-window tests are shared too ([`RootWindow`]), and with enough threads every other
     /// helper runs a different one ([`SPLIT_ROOT_TESTS_FROM`]); the shared table takes deeper
-    /// positions than with one thread ([`SHARED_NEAR_PLIES`]). The table is kept.
+    /// positions than with one thread ([`NearPlies::SHARED`]). The table is kept.
     pub fn set_threads(&mut self, threads: usize) {
         let n = threads.clamp(1, MAX_THREADS) - 1;
         self.helpers.truncate(n);
@@ -126,16 +126,16 @@ impl Solver {
             self.helpers.push(h);
         }
         self.busy = (n > 0).then(|| Arc::new(Busy::new()));
-        self.near_plies = if n > 0 {
-            tuned("SHARED_NEAR_PLIES", SHARED_NEAR_PLIES)
+        self.near_from = if n > 0 {
+            NearPlies::SHARED.tuned(true)
         } else {
-            tuned("NEAR_PLIES", NEAR_PLIES)
+            NearPlies::ALONE.tuned(false)
         };
         self.busy_plies = tuned("BUSY_PLIES", BUSY_PLIES);
         let split = n + 1 >= tuned("SPLIT_ROOT_TESTS_FROM", SPLIT_ROOT_TESTS_FROM as u32) as usize;
         for (i, h) in self.helpers.iter_mut().enumerate() {
             h.busy = self.busy.clone();
-            h.near_plies = self.near_plies;
+            h.near_from = self.near_from;
             h.busy_plies = self.busy_plies;
             h.steps_root = split && i % 2 == 0;
         }
@@ -157,6 +157,10 @@ impl Solver {
         weak: bool,
         within: (i32, i32),
     ) -> Result<i32, Stopped> {
+        self.near_plies = self.near_from.on(W);
+        for h in &mut self.helpers {
+            h.near_plies = self.near_plies;
+        }
         if self.helpers.is_empty() || p.is_game_over() || p.can_win_next() {
             return self.solve_window_alone(p, weak, within);
         }
@@ -257,10 +261,10 @@ mod tests {
     #[test]
     fn helpers_share_deeper_positions_and_alternate_root_tests_until_one_thread_again() {
         let mut s = Solver::new(1);
-        assert_eq!(s.near_plies, NEAR_PLIES);
+        assert_eq!(s.near_from, NearPlies::ALONE);
         s.set_threads(4);
-        assert_eq!(s.near_plies, SHARED_NEAR_PLIES);
-        assert!(s.helpers.iter().all(|h| h.near_plies == SHARED_NEAR_PLIES));
+        assert_eq!(s.near_from, NearPlies::SHARED);
+        assert!(s.helpers.iter().all(|h| h.near_from == NearPlies::SHARED));
         assert!(s.helpers.iter().all(|h| h.busy_plies == BUSY_PLIES));
         assert!(
             s.helpers.iter().all(|h| !h.steps_root),
@@ -273,8 +277,29 @@ mod tests {
         assert_eq!(steps, alternate);
         // one thread again is the single-thread solver `vier bench` measures
         s.set_threads(1);
-        assert_eq!(s.near_plies, NEAR_PLIES);
+        assert_eq!(s.near_from, NearPlies::ALONE);
         assert!(s.helpers.is_empty());
+    }
+
+    #[test]
+    fn each_solve_starts_the_small_table_where_its_board_wants_it_in_every_thread() {
+        let mut s = Solver::new(1);
+        s.set_threads(2);
+        let near = s.near_from;
+        assert_ne!(near.wide, near.narrow);
+        // positions the side to move wins at once: the solve answers without a search
+        let mut wide = Position::<11, 4, u64>::new();
+        let mut narrow = Position::<7, 6, u64>::new();
+        for c in [0, 1, 0, 1, 0, 1] {
+            wide.play_col(c);
+            narrow.play_col(c);
+        }
+        s.solve(&wide).unwrap();
+        assert_eq!(s.near_plies, near.wide);
+        assert!(s.helpers.iter().all(|h| h.near_plies == near.wide));
+        s.solve(&narrow).unwrap();
+        assert_eq!(s.near_plies, near.narrow);
+        assert!(s.helpers.iter().all(|h| h.near_plies == near.narrow));
     }
 
     #[test]

@@ -5,6 +5,18 @@
 /// cheap positions, whose probes into a large table would each be a cache miss.
 pub const NEAR_PLIES: u32 = 22;
 
+/// Boards this wide or wider start the small table later ([`WIDE_NEAR_PLIES`]): there a
+/// position of [`NEAR_PLIES`] discs still has a large subtree, and the small table, far too
+/// small for all of them, loses their results. Measured one after the other on a quiet machine
+/// (docs/lab/2026-12-02-solver-edge.md): from 30 discs the 11x4 root eggfe takes 0.46 of the
+/// nodes and 0.71 of the time. Narrower boards take fewer nodes too but more time, the misses
+/// into the large table costing more than the nodes saved (the empty 10x4 board 0.60 of the
+/// nodes and 1.08 of the time, 9x4 0.88 and 1.30).
+pub const WIDE_FROM_COLUMNS: usize = 11;
+
+/// Where the small table starts on the boards of [`WIDE_FROM_COLUMNS`] or more.
+pub const WIDE_NEAR_PLIES: u32 = 30;
+
 /// Size of the small table: about what stays in a core's cache. The misses, not the
 /// arithmetic, bound the node rate deep in the tree.
 pub const NEAR_TABLE_MB: usize = 1;
@@ -34,6 +46,54 @@ pub const RACE_AFTER_NODES: u64 = 20_000;
 /// thread: [`NEAR_PLIES`]): the threads then share the results of smaller subtrees and duplicate
 /// less of each other's work, which is worth more than the cache misses it costs.
 pub const SHARED_NEAR_PLIES: u32 = 26;
+
+/// With helper threads, where the shared table's positions end on the boards of
+/// [`WIDE_FROM_COLUMNS`] or more (as [`WIDE_NEAR_PLIES`] for one thread).
+pub const SHARED_WIDE_NEAR_PLIES: u32 = 30;
+
+/// Where the small table starts: from `narrow` discs, or from `wide` on the boards of
+/// [`WIDE_FROM_COLUMNS`] or more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NearPlies {
+    pub narrow: u32,
+    pub wide: u32,
+}
+
+impl NearPlies {
+    /// One thread's ([`NEAR_PLIES`], [`WIDE_NEAR_PLIES`]).
+    pub const ALONE: NearPlies = NearPlies {
+        narrow: NEAR_PLIES,
+        wide: WIDE_NEAR_PLIES,
+    };
+
+    /// With helper threads ([`SHARED_NEAR_PLIES`], [`SHARED_WIDE_NEAR_PLIES`]).
+    pub const SHARED: NearPlies = NearPlies {
+        narrow: SHARED_NEAR_PLIES,
+        wide: SHARED_WIDE_NEAR_PLIES,
+    };
+
+    /// These settings, each as [`tuned`] (`shared`: under the helpers' names).
+    pub fn tuned(self, shared: bool) -> NearPlies {
+        let (narrow, wide) = if shared {
+            ("SHARED_NEAR_PLIES", "SHARED_WIDE_NEAR_PLIES")
+        } else {
+            ("NEAR_PLIES", "WIDE_NEAR_PLIES")
+        };
+        NearPlies {
+            narrow: tuned(narrow, self.narrow),
+            wide: tuned(wide, self.wide),
+        }
+    }
+
+    /// Where the small table starts on a board `width` columns wide.
+    pub fn on(self, width: usize) -> u32 {
+        if width >= WIDE_FROM_COLUMNS {
+            self.wide
+        } else {
+            self.narrow
+        }
+    }
+}
 
 /// From this many threads, every other helper steps its root tests out from 0 (as within
 /// [`STEP_RANGE`]) instead of halving: two different null-window tests run at once, and whichever
