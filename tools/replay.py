@@ -25,11 +25,19 @@ only once the root answers the last, so every job of a question waits for every 
 questions before it.
 
 The jobs are then replayed by list scheduling: whenever a slot is free, the ready job with the
-smallest number (the front end's own order, most proving first) starts on it. The front end is
-one process: it hands out one job at a time, spending `--dispatch-ms` on each (choosing the
-leaf, writing the job file, starting `vier solve`, reading and learning its result), and the
-job's slot waits for it. A job takes the microseconds its result lines recorded (`--cost
-micros`), or its nodes at the recording's own rate (`--cost nodes`: the same on every run).
+smallest number (the front end's own order, most proving first) starts on it. Each job costs
+besides its own time:
+
+- the front end's work for it (choosing the leaf, writing the job file, learning its result),
+  `--dispatch-ms`, one job after the other: the front end is one process, and the job's slot
+  waits for it. Default 0.5 ms, as measured on a tree of thousands of positions (30 ms on a
+  tree of a million: docs/lab/2026-11-28-prove.md);
+- its start on its slot (the `vier solve` process, its table, the result file synced),
+  `--start-ms`, on every slot at once. Default 10 ms, as measured on the recorded proof (its wall
+  time less its jobs' time, a job: docs/lab/2026-12-03-prove-replay.md).
+
+A job takes the microseconds its result lines recorded (`--cost micros`), or its nodes at one
+rate (`--cost nodes`, by default the recording's own: the same on every run).
 
 What the replay assumes: the same jobs as recorded, each started as soon as its position is in
 the tree. A wider run hands out more leaves at once, and some of them prove what turns out not
@@ -55,9 +63,10 @@ from dataclasses import dataclass, field
 from viertools.rules import Board, IllegalMove
 
 DEFAULT_SLOTS = (1, 2, 16, 64, 1000)
-# The front end's cost for each job: see docs/lab/2026-12-03-prove-replay.md for how it was
-# measured on the recorded proof (its wall time less the time its jobs recorded, a job).
-DEFAULT_DISPATCH_MS = 5.0
+# What each job costs besides its own time (see the docstring): the front end's work, one job
+# after the other, and the job's start on its slot.
+DEFAULT_DISPATCH_MS = 0.5
+DEFAULT_START_MS = 10.0
 
 # What vier prove reads of each kind of file at most (src/prove/files.rs).
 MAX_PROOF = 4 << 10
@@ -524,12 +533,12 @@ class Schedule:
     chain: int         # jobs on the chain that ends last, each readied by the one before
 
 
-def replay(graph: Graph, slots: int | None, dispatch_us: int, serial_front_end: bool = True
-           ) -> Schedule:
+def replay(graph: Graph, slots: int | None, dispatch_us: int, start_us: int = 0,
+           serial_front_end: bool = True) -> Schedule:
     """List scheduling of the graph's jobs on `slots` slots (None: as many as wanted), each job
-    taking the front end `dispatch_us` (one job after the other when `serial_front_end`) and
-    then its cost on its slot. Events in the order of time: a job's end expands its unproven
-    positions, which puts their children in the tree, which readies the jobs on them."""
+    taking the front end `dispatch_us` (one job after the other when `serial_front_end`), then
+    `start_us` and its cost on its slot. Events in the order of time: a job's end expands its
+    unproven positions, which puts their children in the tree, which readies the jobs on them."""
     n = len(graph.costs)
     waiting = [len(set(k)) for k in graph.needs]          # positions not yet in the tree
     need_of: dict[Key, list[int]] = {}
@@ -592,7 +601,7 @@ def replay(graph: Graph, slots: int | None, dispatch_us: int, serial_front_end: 
             i = heapq.heappop(ready)
             start = max(now, front_free) if serial_front_end else now
             front_free = start + dispatch_us
-            end = start + dispatch_us + graph.costs[i]
+            end = start + dispatch_us + start_us + graph.costs[i]
             busy += graph.costs[i]
             # the chain: that of what came last of all it waited for
             chain[i] = 1 + max([entered[k] for k in graph.needs[i]]
@@ -630,12 +639,12 @@ def replay(graph: Graph, slots: int | None, dispatch_us: int, serial_front_end: 
 
 # -- the table ---------------------------------------------------------------------------------
 
-def rows(graph: Graph, slot_counts, dispatch_us: int) -> list[dict]:
+def rows(graph: Graph, slot_counts, dispatch_us: int, start_us: int = 0) -> list[dict]:
     """A row for each number of slots, and the critical path's row (slots None)."""
-    one = replay(graph, 1, dispatch_us)
+    one = replay(graph, 1, dispatch_us, start_us)
     out = []
     for s in list(slot_counts) + [None]:
-        r = replay(graph, s, dispatch_us, serial_front_end=s is not None)
+        r = replay(graph, s, dispatch_us, start_us, serial_front_end=s is not None)
         out.append({
             "slots": s,
             "makespan_s": r.makespan / 1e6,
@@ -659,11 +668,12 @@ def table(out: list[dict]) -> str:
                          f"{seconds(r['makespan_s'])} | {r['speedup']:.2f}x | |")
         else:
             lines.append(f"| {r['slots']} | {seconds(r['makespan_s'])} | {r['speedup']:.2f}x | "
-                         f"{100 * r['idle']:.0f} % |")
+                         f"{100 * r['idle']:.1f} % |")
     return "\n".join(lines)
 
 
-def summary(rec: Recording, graph: Graph, cost: str, dispatch_ms: float) -> str:
+def summary(rec: Recording, graph: Graph, cost: str, dispatch_ms: float, start_ms: float
+            ) -> str:
     """What was replayed, in a few lines."""
     p = rec.proof
     nodes = sum(j.nodes for j in rec.jobs)
@@ -680,7 +690,7 @@ def summary(rec: Recording, graph: Graph, cost: str, dispatch_ms: float) -> str:
              f"questions: {max(graph.phase) + 1}; "
              f"positions expanded without a job: {len(rec.expanded)}",
              f"{nodes / 1e6:.1f} M nodes, {job_seconds:.1f} s of jobs ({how}); "
-             f"the front end {dispatch_ms:g} ms a job"]
+             f"each job {dispatch_ms:g} ms of the front end and {start_ms:g} ms to start"]
     if rec.without_result:
         notes.append(f"jobs without a result, left out: {rec.without_result}")
     if rec.set_aside:
@@ -704,7 +714,11 @@ def main(argv=None) -> int:
     ap.add_argument("--slots", type=parse_slots, default=list(DEFAULT_SLOTS),
                     help="numbers of job slots, comma-separated (default: 1,2,16,64,1000)")
     ap.add_argument("--dispatch-ms", type=float, default=DEFAULT_DISPATCH_MS,
-                    help=f"the front end's time for each job, ms (default {DEFAULT_DISPATCH_MS:g})")
+                    help="the front end's time for each job, one job after the other, ms "
+                         f"(default {DEFAULT_DISPATCH_MS:g})")
+    ap.add_argument("--start-ms", type=float, default=DEFAULT_START_MS,
+                    help="each job's start on its slot (its process, its table, its files), ms "
+                         f"(default {DEFAULT_START_MS:g})")
     ap.add_argument("--cost", choices=("micros", "nodes"), default="micros",
                     help="a job's cost: its recorded microseconds, or its nodes at the "
                          "recording's rate (the same on every run)")
@@ -713,15 +727,16 @@ def main(argv=None) -> int:
                          "recording's own, its nodes over its jobs' time)")
     ap.add_argument("--json", action="store_true", help="the rows as JSON instead of a table")
     args = ap.parse_args(argv)
-    if not 0 <= args.dispatch_ms <= 60_000:
-        ap.error("--dispatch-ms is 0..60000")
+    for name in ("dispatch_ms", "start_ms"):
+        if not 0 <= getattr(args, name) <= 60_000:
+            ap.error(f"--{name.replace('_', '-')} is 0..60000")
     if args.rate is not None and (args.cost != "nodes" or not 1 <= args.rate <= 1e12):
         ap.error("--rate goes with --cost nodes, 1..1e12 nodes a second")
     try:
         rec = read_state(args.state)
         graph = job_graph(rec, args.cost, args.rate)
-        dispatch_us = round(args.dispatch_ms * 1000)
-        out = rows(graph, args.slots, dispatch_us)
+        out = rows(graph, args.slots, round(args.dispatch_ms * 1000),
+                   round(args.start_ms * 1000))
     except Damaged as e:
         print(f"replay.py: {e}", file=sys.stderr)
         return 2
@@ -730,10 +745,11 @@ def main(argv=None) -> int:
         return 2
     if args.json:
         print(json.dumps({"jobs": len(rec.jobs), "job_seconds": sum(graph.costs) / 1e6,
-                          "dispatch_ms": args.dispatch_ms, "cost": args.cost, "rows": out},
+                          "dispatch_ms": args.dispatch_ms, "start_ms": args.start_ms,
+                          "cost": args.cost, "rows": out},
                          indent=1))
     else:
-        print(summary(rec, graph, args.cost, args.dispatch_ms))
+        print(summary(rec, graph, args.cost, args.dispatch_ms, args.start_ms))
         print()
         print(table(out))
     return 0

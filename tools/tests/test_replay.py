@@ -62,10 +62,11 @@ def four_jobs_below_the_split():
     return [(0, [(m, "yes", SECOND)]) for m in "1234"]
 
 
-def replayed(folder, slots, dispatch_ms=0, cost="micros"):
+def replayed(folder, slots, dispatch_ms=0, start_ms=0, cost="micros"):
     """{slots: row} of the replay of a folder (None: the critical path)."""
     graph = tool.job_graph(tool.read_state(folder), cost)
-    return {r["slots"]: r for r in tool.rows(graph, slots, round(dispatch_ms * 1000))}
+    return {r["slots"]: r for r in tool.rows(graph, slots, round(dispatch_ms * 1000),
+                                             round(start_ms * 1000))}
 
 
 def run_replay(*args):
@@ -101,13 +102,14 @@ class Replay(unittest.TestCase):
         self.assertAlmostEqual(rows[16]["idle"], 0.75)
         self.assertEqual(rows[None]["chain_jobs"], 1)
 
-    def test_one_slot_takes_every_job_and_the_front_end_once_for_each(self):
+    def test_one_slot_takes_every_job_and_the_front_end_and_the_start_once_for_each(self):
         write_state(self.dir, four_jobs_below_the_split(), split=1)
-        rows = replayed(self.dir, [1, 4], dispatch_ms=250)
-        self.assertAlmostEqual(rows[1]["makespan_s"], 4 * 1.25)
-        # the front end hands out one job at a time: the fourth starts after three of its turns
-        self.assertAlmostEqual(rows[4]["makespan_s"], 4 * 0.25 + 1.0)
-        self.assertAlmostEqual(rows[None]["makespan_s"], 1.25)
+        rows = replayed(self.dir, [1, 4], dispatch_ms=250, start_ms=100)
+        self.assertAlmostEqual(rows[1]["makespan_s"], 4 * 1.35)
+        # the front end hands out one job at a time: the fourth starts after three of its
+        # turns; the starts overlap
+        self.assertAlmostEqual(rows[4]["makespan_s"], 4 * 0.25 + 0.1 + 1.0)
+        self.assertAlmostEqual(rows[None]["makespan_s"], 1.35)
 
     def test_the_critical_path_bounds_every_makespan_from_below(self):
         # a failed root, its children, one of which fails too, and a grandchild of a
@@ -151,9 +153,9 @@ class Replay(unittest.TestCase):
 
     def test_the_table_names_the_slots_and_the_critical_path(self):
         write_state(self.dir, chain_of_failed_jobs())
-        res = run_replay(self.dir, "--slots", "1,2", "--dispatch-ms", "0")
+        res = run_replay(self.dir, "--slots", "1,2", "--dispatch-ms", "0", "--start-ms", "0")
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn("| 2 | 4.0 s | 1.00x | 50 % |", res.stdout)
+        self.assertIn("| 2 | 4.0 s | 1.00x | 50.0 % |", res.stdout)
         self.assertIn("| critical path (4 jobs in a chain) | 4.0 s | 1.00x | |", res.stdout)
         self.assertIn("jobs with a result: 4 (positions 4, unproven 3); questions: 1", res.stdout)
 
@@ -274,7 +276,8 @@ class RecordedByTheEngine(unittest.TestCase):
             self.assertEqual(len(rec.jobs), jobs)
             self.assertGreater(jobs, 1)
             graph = tool.job_graph(rec)
-            self.assertEqual(tool.replay(graph, 1, 7000).makespan, micros + 7000 * jobs)
+            self.assertEqual(tool.replay(graph, 1, 700, 7000).makespan,
+                             micros + 7700 * jobs)
             out = run_replay(state, "--slots", "1,2")
             self.assertEqual(out.returncode, 0, out.stderr)
             self.assertIn("5x4 - weak, split 1", out.stdout)
