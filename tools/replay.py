@@ -28,13 +28,15 @@ The jobs are then replayed by list scheduling: whenever a slot is free, the read
 smallest number (the front end's own order, most proving first) starts on it. Each job costs
 besides its own time:
 
-- the front end's work for it (choosing the leaf, writing the job file, learning its result),
-  `--dispatch-ms`, one job after the other: the front end is one process, and the job's slot
-  waits for it. Default 0.5 ms, as measured on a tree of thousands of positions (30 ms on a
-  tree of a million: docs/lab/2026-11-28-prove.md);
-- its start on its slot (the `vier solve` process, its table, the result file synced),
-  `--start-ms`, on every slot at once. Default 10 ms, as measured on the recorded proof (its wall
-  time less its jobs' time, a job: docs/lab/2026-12-03-prove-replay.md).
+- the front end's work for it (learning the last result, choosing the leaf, writing the job
+  file), `--dispatch-ms`, one job after the other: the front end is one process, and the job's
+  slot waits for it. Default 3 ms: on the proof of docs/prove.md's table (a tree of hundreds of
+  positions) a job file came 2.9 ms after the result before it, on average; on a tree of a
+  million positions it is 30 ms (docs/lab/2026-11-28-prove.md);
+- its start on its slot (`vier solve` under its keeper, its table, the result file synced),
+  `--start-ms`, on every slot at once. Default 30 ms: on the same proof, a result came 31 ms
+  after its job file, on average, besides the time the job recorded
+  (docs/lab/2026-12-03-prove-replay.md).
 
 A job takes the microseconds its result lines recorded (`--cost micros`), or its nodes at one
 rate (`--cost nodes`, by default the recording's own: the same on every run).
@@ -65,8 +67,8 @@ from viertools.rules import Board, IllegalMove
 DEFAULT_SLOTS = (1, 2, 16, 64, 1000)
 # What each job costs besides its own time (see the docstring): the front end's work, one job
 # after the other, and the job's start on its slot.
-DEFAULT_DISPATCH_MS = 0.5
-DEFAULT_START_MS = 10.0
+DEFAULT_DISPATCH_MS = 3.0
+DEFAULT_START_MS = 30.0
 
 # What vier prove reads of each kind of file at most (src/prove/files.rs).
 MAX_PROOF = 4 << 10
@@ -457,6 +459,7 @@ class Graph:
     ends: list[list[Key]]                   # the positions each job's end expands
     free: set[Key]                          # positions expanded without a job
     watchers: dict[Key, list[Key]] = field(default_factory=dict)  # children of an expandable
+    rate: float | None = None               # nodes a second, where costs are nodes
 
 
 def question_of(job: Job, proof: Proof) -> int:
@@ -510,7 +513,8 @@ def job_graph(rec: Recording, cost: str = "micros", rate: float | None = None) -
     free = {key(m) for m in rec.expanded}
     free_past_split = {k for k in free if boards[k].ply - proof.root_discs > proof.split}
     parents: dict[Key, list[Key]] = {}
-    graph = Graph(costs, [j.id for j in rec.jobs], phase, needs, parents, ends, free)
+    graph = Graph(costs, [j.id for j in rec.jobs], phase, needs, parents, ends, free,
+                  rate=rate if cost == "nodes" else None)
     expandable = {k for e in ends for k in e} | free
     for k in {k for n in needs for k in n} | free_past_split:
         ps = [p for p in parents_of(boards[k]) if p in expandable]
@@ -656,6 +660,8 @@ def rows(graph: Graph, slot_counts, dispatch_us: int, start_us: int = 0) -> list
 
 
 def seconds(s: float) -> str:
+    if s < 1:
+        return f"{s * 1000:.0f} ms"
     return f"{s:.1f} s" if s < 600 else f"{s / 60:.1f} min"
 
 
@@ -672,16 +678,12 @@ def table(out: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def summary(rec: Recording, graph: Graph, cost: str, dispatch_ms: float, start_ms: float
-            ) -> str:
+def summary(rec: Recording, graph: Graph, dispatch_ms: float, start_ms: float) -> str:
     """What was replayed, in a few lines."""
     p = rec.proof
     nodes = sum(j.nodes for j in rec.jobs)
     job_seconds = sum(graph.costs) / 1e6
-    if cost == "micros":
-        how = "as recorded"
-    else:
-        how = f"their nodes at {nodes / max(job_seconds, 1e-9):,.0f} a second"
+    how = "as recorded" if graph.rate is None else f"their nodes at {graph.rate:,.0f} a second"
     notes = [f"{p.width}x{p.height} {p.root} {p.goal}, split {p.split}"
              + ("" if rec.finished else " (not proven yet: the jobs so far)"),
              f"jobs with a result: {len(rec.jobs)} ("
@@ -749,7 +751,7 @@ def main(argv=None) -> int:
                           "cost": args.cost, "rows": out},
                          indent=1))
     else:
-        print(summary(rec, graph, args.cost, args.dispatch_ms, args.start_ms))
+        print(summary(rec, graph, args.dispatch_ms, args.start_ms))
         print()
         print(table(out))
     return 0
