@@ -147,9 +147,13 @@ def read_file(path: str, limit: int) -> str:
         raise Damaged(path, None, "not a regular file: not read")
     if st.st_size > limit:
         raise Damaged(path, None, f"{st.st_size} bytes, more than the {limit} such a file holds")
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(limit + 1)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as e:
+        raise Damaged(path, None, e.strerror or str(e)) from None
     if len(data) > limit:
         raise Damaged(path, None, f"more than the {limit} bytes such a file holds")
     try:
@@ -158,12 +162,18 @@ def read_file(path: str, limit: int) -> str:
         raise Damaged(path, None, "not UTF-8 text") from None
 
 
+def shown(text: str) -> str:
+    """Untrusted text as a message quotes it: printable, and cut short past 40 characters."""
+    text = "".join(c if c.isprintable() else "?" for c in text[:41])
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def whole_number(text: str, low: int, high: int, what: str) -> int:
     """`text` as vier writes a number (digits, a minus sign for a negative one), within
     low..high, or ValueError saying why."""
     digits = text[1:] if text.startswith("-") else text
     if not digits or not digits.isascii() or not digits.isdigit():
-        raise ValueError(f"{what} '{text}' is not a number")
+        raise ValueError(f"{what} '{shown(text)}' is not a number")
     n = int(text)
     if not low <= n <= high:
         raise ValueError(f"{what} {n} is not within {low}..{high}")
@@ -186,10 +196,10 @@ def read_proof(folder: str) -> Proof:
         values[name] = value
     m = re.fullmatch(r"(\d{1,2})x(\d{1,2})", values["size"])
     if not m or not (4 <= int(m[1]) <= 13 and 4 <= int(m[2]) <= 13):
-        raise Damaged(path, 2, f"'{values['size']}' is not a board size of vier's")
+        raise Damaged(path, 2, f"'{shown(values['size'])}' is not a board size of vier's")
     width, height = int(m[1]), int(m[2])
     if values["goal"] not in ("weak", "exact"):
-        raise Damaged(path, 4, f"goal '{values['goal']}' is neither weak nor exact")
+        raise Damaged(path, 4, f"goal '{shown(values['goal'])}' is neither weak nor exact")
     try:
         split = whole_number(values["split"], 0, MAX_SPLIT, "split")
         root = board_of(values["root"], width, height)
@@ -204,7 +214,7 @@ def board_of(moves: str, width: int, height: int) -> Board:
         return Board(width, height)
     pattern = r"[1-9]+" if width <= 9 else r"[a-m]+"
     if not re.fullmatch(pattern, moves) or len(moves) > width * height:
-        raise ValueError(f"'{moves}' is not a move string of {width}x{height}")
+        raise ValueError(f"'{shown(moves)}' is not a move string of {width}x{height}")
     board = Board(width, height)
     for ch in moves:
         col = int(ch) if width <= 9 else ord(ch) - ord("a") + 1
@@ -245,10 +255,10 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
             opts[a] = args[i + 1]
             i += 2
         else:
-            raise Damaged(path, 1, f"'{a}' is not an argument vier prove gives a job")
+            raise Damaged(path, 1, f"'{shown(a)}' is not an argument vier prove gives a job")
     size = f"{proof.width}x{proof.height}"
     if opts.get("--size") != size:
-        raise Damaged(path, 1, f"--size {opts.get('--size')}, not the proof's {size}")
+        raise Damaged(path, 1, f"--size {shown(str(opts.get('--size')))}, not the proof's {size}")
     if ("--weak" in opts) != (proof.goal == "weak") or "--no-book" not in opts:
         raise Damaged(path, 1, f"not a job of a {proof.goal} proof (--weak, --no-book)")
     for need in ("--at-least", "--budget-nodes", "--hash"):
@@ -310,7 +320,7 @@ def read_result(path: str, job: Job, proof: Proof) -> None:
         except ValueError as e:
             raise Damaged(path, n, str(e)) from None
         if moves not in job.positions:
-            raise Damaged(path, n, f"'{moves}' is not a position of job {job.id}")
+            raise Damaged(path, n, f"'{shown(moves)}' is not a position of job {job.id}")
         if moves in seen:
             raise Damaged(path, n, f"'{moves}' twice (line {seen[moves]} too)")
         seen[moves] = n
@@ -341,9 +351,9 @@ def parse_result_line(words: list[str], job: Job, proof: Proof) -> tuple[str, st
         if found == f">={t}" or found == f"<={t - 1}":
             pass
         elif found.startswith((">=", "<=")):
-            raise ValueError(f"'{found}' does not answer the job's question (at least {t}?)")
+            raise ValueError(f"'{shown(found)}' does not answer the job's question (at least {t}?)")
         else:
-            raise ValueError(f"'{found}' is not a bound (>=t or <=t-1)")
+            raise ValueError(f"'{shown(found)}' is not a bound (>=t or <=t-1)")
         if abs(t) > bound + 1:
             raise ValueError(f"at least {t} is no question of a position of {moves}")
         answer: str | None = found
