@@ -181,6 +181,13 @@ fn plans() -> Vec<(&'static str, Plan)> {
             "vier prove - --state /shared/st --jobs 500 --vier /shared/bin/vier --slurm --sbatch 'sbatch --partition=batch --time=1:00:00'",
             Skip("needs a Slurm cluster; tests/prove.rs runs the job arrays through a stand-in sbatch"),
         ),
+        // the replay's proof, on a board of seconds instead of minutes, then its table
+        (
+            "vier prove eggfe --size 11x4 --state eggfe --jobs 1",
+            Run(&[("eggfe --size 11x4", "- --size 5x4 --split 1 --budget-nodes 4096")]),
+        ),
+        ("python3 tools/replay.py eggfe", Run(NONE)),
+        ("python3 tools/replay.py eggfe --cost nodes --rate 6500000", Run(NONE)),
         // tools/README.md
         (
             "nice -n 10 python3 tools/levels.py --games 200 --out docs/levels",
