@@ -183,8 +183,11 @@ fn plans() -> Vec<(&'static str, Plan)> {
         ),
         // the replay's proof, on a board of seconds instead of minutes, then its table
         (
-            "vier prove eggfe --size 11x4 --state eggfe --jobs 1",
-            Run(&[("eggfe --size 11x4", "- --size 5x4 --split 1 --budget-nodes 4096")]),
+            "vier prove eggfe --size 11x4 --state eggfe --jobs 1 --budget-nodes 4194304",
+            Run(&[
+                ("eggfe --size 11x4", "- --size 5x4 --split 1"),
+                ("--budget-nodes 4194304", "--budget-nodes 4096"),
+            ]),
         ),
         ("python3 tools/replay.py eggfe", Run(NONE)),
         ("python3 tools/replay.py eggfe --cost nodes --rate 6500000", Run(NONE)),

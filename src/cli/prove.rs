@@ -29,7 +29,7 @@ pub struct ProveArgs {
     #[arg(long, value_name = "N", value_parser = |s: &str| SPLIT.parse(s).map(|n| n as u32))]
     split: Option<u32>,
     /// The most nodes each position of a job may take before it is expanded instead (default:
-    /// the last job's in DIR, for a new proof 4194304).
+    /// the last job's in DIR, for a new proof 16777216).
     #[arg(long, value_name = "N", value_parser = |s: &str| BUDGET_NODES.parse(s))]
     budget_nodes: Option<u64>,
     /// The table of each job, MB (default: the last job's in DIR, for a new proof 16).

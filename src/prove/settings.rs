@@ -54,10 +54,13 @@ pub const SPLIT: Setting = Setting {
 };
 
 /// The nodes each position of a job may take: at least what one poll of the solver counts,
-/// at most about an hour of one core.
+/// at most about an hour of one core. The default, 16 M (2-3 s of a core), is for hard roots,
+/// where a job out of budget loses all it spent: on the 11x4 root eggfe with 2 jobs it took half
+/// the time and nodes of 4 M (docs/lab/2026-12-03-prove-budget.md); small boards prove in a few
+/// jobs either way.
 pub const BUDGET_NODES: Setting = Setting {
     name: "--budget-nodes",
-    default: 1 << 22,
+    default: 1 << 24,
     min: 4096,
     max: 1 << 38,
 };
