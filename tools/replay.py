@@ -227,6 +227,16 @@ def board_of(moves: str, width: int, height: int) -> Board:
     return board
 
 
+def check_position(path: str, line: int, moves: str, proof: "Proof") -> None:
+    """A position of a state file's line: a legal one on the proof's board, below its root."""
+    try:
+        board_of(moves, proof.width, proof.height)
+    except ValueError as e:
+        raise Damaged(path, line, str(e)) from None
+    if not below_root(moves, proof):
+        raise Damaged(path, line, f"'{moves}' is not below the root '{proof.root}'")
+
+
 def below_root(moves: str, proof: Proof) -> bool:
     """Whether a move string continues the root's (every position of the proof does)."""
     return proof.root == "-" or (moves.startswith(proof.root) and moves != "-")
@@ -274,12 +284,7 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
     if not 1 <= len(positions) <= MAX_POSITIONS_PER_JOB:
         raise Damaged(path, None, f"{len(positions)} positions, not 1..{MAX_POSITIONS_PER_JOB}")
     for n, moves in enumerate(positions, start=2):
-        try:
-            board_of(moves, proof.width, proof.height)
-        except ValueError as e:
-            raise Damaged(path, n, str(e)) from None
-        if not below_root(moves, proof):
-            raise Damaged(path, n, f"'{moves}' is not below the root '{proof.root}'")
+        check_position(path, n, moves, proof)
         if positions.count(moves) > 1:
             raise Damaged(path, n, f"'{moves}' twice")
     return Job(job_id, positions, at_least, budget)
@@ -405,12 +410,7 @@ def read_expanded(folder: str, proof: Proof) -> list[str]:
     text = text[:text.rfind("\n") + 1]  # a last line cut short is dropped, as vier prove does
     out = []
     for n, moves in enumerate(text.split("\n")[:-1], start=1):
-        try:
-            board_of(moves, proof.width, proof.height)
-        except ValueError as e:
-            raise Damaged(path, n, str(e)) from None
-        if not below_root(moves, proof):
-            raise Damaged(path, n, f"'{moves}' is not below the root '{proof.root}'")
+        check_position(path, n, moves, proof)
         out.append(moves)
     return out
 
