@@ -227,7 +227,7 @@ def board_of(moves: str, width: int, height: int) -> Board:
     return board
 
 
-def check_position(path: str, line: int, moves: str, proof: "Proof") -> None:
+def check_position(path: str, line: int, moves: str, proof: Proof) -> None:
     """A position of a state file's line: a legal one on the proof's board, below its root."""
     try:
         board_of(moves, proof.width, proof.height)

@@ -126,11 +126,7 @@ impl Solver {
             self.helpers.push(h);
         }
         self.busy = (n > 0).then(|| Arc::new(Busy::new()));
-        self.near_from = if n > 0 {
-            NearPlies::SHARED.tuned(true)
-        } else {
-            NearPlies::ALONE.tuned(false)
-        };
+        self.near_from = NearPlies::for_threads(n > 0);
         self.busy_plies = tuned("BUSY_PLIES", BUSY_PLIES);
         let split = n + 1 >= tuned("SPLIT_ROOT_TESTS_FROM", SPLIT_ROOT_TESTS_FROM as u32) as usize;
         for (i, h) in self.helpers.iter_mut().enumerate() {

@@ -72,16 +72,17 @@ impl NearPlies {
         wide: SHARED_WIDE_NEAR_PLIES,
     };
 
-    /// These settings, each as [`tuned`] (`shared`: under the helpers' names).
-    pub fn tuned(self, shared: bool) -> NearPlies {
-        let (narrow, wide) = if shared {
-            ("SHARED_NEAR_PLIES", "SHARED_WIDE_NEAR_PLIES")
+    /// [`Self::SHARED`] in a solver with helper threads, else [`Self::ALONE`], each setting as
+    /// [`tuned`] under its constant's name.
+    pub fn for_threads(helpers: bool) -> NearPlies {
+        let (near, narrow, wide) = if helpers {
+            (Self::SHARED, "SHARED_NEAR_PLIES", "SHARED_WIDE_NEAR_PLIES")
         } else {
-            ("NEAR_PLIES", "WIDE_NEAR_PLIES")
+            (Self::ALONE, "NEAR_PLIES", "WIDE_NEAR_PLIES")
         };
         NearPlies {
-            narrow: tuned(narrow, self.narrow),
-            wide: tuned(wide, self.wide),
+            narrow: tuned(narrow, near.narrow),
+            wide: tuned(wide, near.wide),
         }
     }
 
