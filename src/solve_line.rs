@@ -4,18 +4,26 @@
 //! within its type and every score within what a position of its discs can score.
 //!
 //! ```text
-//! <moves> <found> <nodes> <microseconds>[ UNPROVEN within <n> nodes|ms][ MISMATCH expected <s>]
+//! <moves> <found> <nodes> <microseconds>[ UNPROVEN within <n> nodes|ms][ MISMATCH expected <s>][ LEARNT]
 //! 4453 -2 1234 56                                  a score (or with --weak -1, 0, 1)
 //! 4453 >=1 1234 56                                 --at-least 1, yes; `<=0` for no
 //! 4453 - 3 -1 0 2 -2 - 1234 56                     --all: a score a column, `-` for a full one
 //! 4453 - 4096 800 UNPROVEN within 4096 nodes       not proven within its budget (with --all,
 //!                                                  a `-` a column)
+//! 44531 >=0 0 0 LEARNT                             --learnt: what the search of the line
+//!                                                  before, cut short, proved of a position
+//!                                                  below it (a score or a bound; no nodes of
+//!                                                  its own)
 //! ```
 //!
 //! `-` is the empty board.
 
 use crate::board::Size;
 use crate::notation;
+
+/// The most moves below a position not proven that `LEARNT` lines reach (`vier solve
+/// --learnt`): a line or two for each position bounded, at most (width)^N of them.
+pub const MAX_LEARNT_PLIES: u32 = 3;
 use std::fmt;
 
 /// What was found of a position.
@@ -51,6 +59,8 @@ pub struct SolveLine {
     pub micros: u64,
     /// The score the input line expected, where the answer disagrees with it.
     pub mismatch: Option<i32>,
+    /// Not a position read but one below it, bounded by a search that was cut short.
+    pub learnt: bool,
 }
 
 impl fmt::Display for SolveLine {
@@ -84,6 +94,9 @@ impl fmt::Display for SolveLine {
         if let Some(e) = self.mismatch {
             write!(f, " MISMATCH expected {e}")?;
         }
+        if self.learnt {
+            write!(f, " LEARNT")?;
+        }
         Ok(())
     }
 }
@@ -93,10 +106,10 @@ impl SolveLine {
     /// is an error that says why.
     pub fn parse(line: &str, size: Size, weak: bool) -> Result<SolveLine, String> {
         let t: Vec<&str> = line.split(' ').collect();
-        // the words after the numbers: `UNPROVEN within N unit` and `MISMATCH expected S`
+        // the words after the numbers: `UNPROVEN within N unit`, `MISMATCH expected S`, `LEARNT`
         let tail = t
             .iter()
-            .position(|w| *w == "UNPROVEN" || *w == "MISMATCH")
+            .position(|w| ["UNPROVEN", "MISMATCH", "LEARNT"].contains(w))
             .unwrap_or(t.len());
         let (head, mut rest) = t.split_at(tail);
         if head.len() < 4 {
@@ -116,9 +129,10 @@ impl SolveLine {
             });
             rest = more;
         }
-        let mismatch = match rest {
-            [] => None,
-            ["MISMATCH", "expected", s] => Some(number(s)?),
+        let (mismatch, learnt) = match rest {
+            [] => (None, false),
+            ["MISMATCH", "expected", s] => (Some(number(s)?), false),
+            ["LEARNT"] if within.is_none() => (None, true),
             _ => return Err("not a result line: words past its numbers".into()),
         };
         let score = |s: &str| -> Result<i32, String> {
@@ -164,12 +178,16 @@ impl SolveLine {
             ),
             _ => return Err("not a result line: neither a score nor one a column".into()),
         };
+        if learnt && matches!(found, Found::Columns(_)) {
+            return Err("a learnt line with a score a column".into());
+        }
         Ok(SolveLine {
             moves: moves.to_string(),
             found,
             nodes,
             micros,
             mismatch,
+            learnt,
         })
     }
 }
@@ -217,6 +235,7 @@ mod tests {
             nodes: 1234,
             micros: 56,
             mismatch,
+            learnt: false,
         };
         for (l, weak, text) in [
             (
@@ -280,6 +299,14 @@ mod tests {
                 false,
                 "4 - - - - - - - 1234 56 UNPROVEN within 20 ms",
             ),
+            (
+                SolveLine {
+                    learnt: true,
+                    ..line("44531", Found::AtLeast(0), None)
+                },
+                true,
+                "44531 >=0 1234 56 LEARNT",
+            ),
         ] {
             assert_eq!(l.to_string(), text);
             assert_eq!(SolveLine::parse(text, size("7x6"), weak), Ok(l), "{text}");
@@ -314,6 +341,10 @@ mod tests {
             "- 1 - 4096 800",
             "- 1 4096 800 MISMATCH",
             "- 1 4096 800 MISMATCH expected 1 more",
+            "- - 4096 800 UNPROVEN within 4096 nodes LEARNT",
+            "- 1 4096 800 LEARNT more",
+            "- 1 4096 800 MISMATCH expected 1 LEARNT",
+            "44 1 - -1 0 - 0 1 0 0 LEARNT",
         ] {
             assert!(bad(l, true), "{l}");
         }

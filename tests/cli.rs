@@ -315,6 +315,55 @@ fn solve_budget_ms_reports_a_position_not_proven_in_time() {
     );
 }
 
+/// `--learnt 2`: after each position not proven within its nodes, what its search proved of
+/// the positions 1 or 2 moves below it, each bound true by `vier solve --weak` of that position
+/// (as `vier prove`'s jobs hand them back), and nothing after a position proven.
+#[test]
+fn solve_learnt_prints_true_bounds_below_a_position_not_proven() {
+    let set = common::pons_set("Test_L1_R2");
+    let input: String = set.iter().take(60).map(|(m, _)| format!("{m}\n")).collect();
+    let args = [
+        "solve",
+        "--weak",
+        "--no-book",
+        "--hash",
+        "16",
+        "--budget-nodes",
+        "8192",
+    ];
+    let out = vier(&[&args[..], &["--learnt", "2"]].concat(), &input);
+    assert_eq!(out.status.code(), Some(3));
+    let (mut above, mut learnt) = (None::<(String, bool)>, Vec::new());
+    for l in lines(&out) {
+        let w: Vec<&str> = l.split(' ').collect();
+        if l.ends_with(" LEARNT") {
+            let (parent, unproven) = above.clone().expect("a line before");
+            assert!(unproven, "{l} after a proven {parent}");
+            let below = w[0].strip_prefix(parent.as_str()).expect("below it").len();
+            assert!((1..=2).contains(&below), "{l} below {parent}");
+            assert_eq!((w[2], w[3]), ("0", "0"), "{l}");
+            learnt.push((w[0].to_string(), w[1].to_string()));
+        } else {
+            above = Some((w[0].to_string(), l.contains("UNPROVEN")));
+        }
+    }
+    assert!(learnt.len() >= 20, "{} learnt", learnt.len());
+    let again: String = learnt.iter().map(|(m, _)| format!("{m}\n")).collect();
+    let solved = lines(&vier(&args[..5], &again));
+    for ((moves, bound), line) in learnt.iter().zip(&solved) {
+        let v: i32 = line.split(' ').nth(1).unwrap().parse().unwrap();
+        let holds = match (bound.strip_prefix(">="), bound.strip_prefix("<=")) {
+            (Some(t), _) => v >= t.parse().unwrap(),
+            (_, Some(u)) => v <= u.parse().unwrap(),
+            _ => v == bound.parse::<i32>().unwrap(),
+        };
+        assert!(holds, "{moves}: {bound} learnt, {v} solved");
+    }
+    // the same run without --learnt prints a line a position
+    let plain = vier(&args, &input);
+    assert_eq!(lines(&plain).len(), 60);
+}
+
 /// A position that takes more than a second shows its progress on stderr: plain lines when
 /// stderr is no terminal, with the time, the nodes, the nodes per second and the window of
 /// scores still open (issue 60: a long proof was silent, like a hang).

@@ -239,6 +239,50 @@ fn a_node_budget_is_shared_by_the_threads_not_spent_by_each() {
     }
 }
 
+/// A search cut short leaves in its table what it proved of the positions below its root (what
+/// `vier prove`'s jobs hand back): every bound holds (the score a fresh solver finds, from
+/// Pons' position's own score where it is the best child's, lies within it), and there are
+/// many, at both depths.
+#[test]
+fn what_a_search_cut_short_proved_below_its_root_holds() {
+    use vier::control::SOLVER_POLL_NODES;
+    let mut cut = Solver::new(16);
+    let mut fresh = Solver::new(16);
+    let mut by_depth = [0usize; 3];
+    for (moves, score) in common::pons_set("Test_L1_R2").into_iter().take(40) {
+        let p = Position::<7, 6>::from_moves(&moves).unwrap();
+        cut.clear();
+        cut.set_limits(None, Some(SOLVER_POLL_NODES));
+        let stopped = cut.solve(&p).is_err();
+        cut.set_limits(None, None);
+        if !stopped {
+            continue;
+        }
+        for b in cut.bounds_below(&p, 2) {
+            let mut q = p;
+            b.columns.iter().for_each(|&c| q.play_col(c));
+            fresh.clear();
+            let v = fresh.solve(&q).unwrap();
+            assert!(
+                b.lo.is_none_or(|lo| lo <= v) && b.hi.is_none_or(|hi| v <= hi),
+                "{moves} then {:?}: {v} not within {:?}..{:?}",
+                b.columns,
+                b.lo,
+                b.hi
+            );
+            // a child's score is at most the negated score of its parent
+            if b.columns.len() == 1 {
+                assert!(-v <= score, "{moves} then {:?}", b.columns);
+            }
+            by_depth[b.columns.len()] += 1;
+        }
+    }
+    assert!(
+        by_depth[1] >= 50 && by_depth[2] >= 50,
+        "bounds 1 and 2 moves below: {by_depth:?}"
+    );
+}
+
 #[test]
 fn the_counts_by_discs_hold_every_node_of_every_thread_once() {
     // a Test_L2_R2 position: thousands of nodes, enough for the helpers to join at once

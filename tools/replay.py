@@ -73,7 +73,7 @@ DEFAULT_START_MS = 30.0
 # What vier prove reads of each kind of file at most (src/prove/files.rs).
 MAX_PROOF = 4 << 10
 MAX_JOB = 64 << 10
-MAX_RESULT = 64 << 10
+MAX_RESULT = 1 << 20
 MAX_EXPANDED = 16 << 20
 
 # The ranges of vier prove's settings (src/prove/settings.rs).
@@ -81,6 +81,7 @@ MAX_SPLIT = 4
 BUDGET_RANGE = (4096, 1 << 38)
 HASH_RANGE = (1, 1 << 20)
 MAX_POSITIONS_PER_JOB = 32
+MAX_LEARNT_PLIES = 2  # vier prove's --learnt at most
 # A job's timeout: its budget at this many nodes a second, a second more, for each position,
 # and these seconds to start; a job that ran longer was ended, so no result records more.
 SLOWEST_NODES_PER_SECOND = 200_000
@@ -118,6 +119,8 @@ class Job:
     positions: list[str]
     at_least: int
     budget: int
+    # moves below a position it does not prove that it reports what it learnt (--learnt)
+    learnt: int = 0
     # filled from its result:
     micros: int = 0
     nodes: int = 0
@@ -259,7 +262,8 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
         if a in ("--weak", "--no-book"):
             opts[a] = True
             i += 1
-        elif a in ("--size", "--at-least", "--hash", "--budget-nodes") and i + 1 < len(args):
+        elif a in ("--size", "--at-least", "--hash", "--budget-nodes", "--learnt") \
+                and i + 1 < len(args):
             if a in opts:
                 raise Damaged(path, 1, f"{a} twice")
             opts[a] = args[i + 1]
@@ -279,6 +283,7 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
         at_least = whole_number(opts["--at-least"], -cells, cells, "--at-least")
         budget = whole_number(opts["--budget-nodes"], *BUDGET_RANGE, "--budget-nodes")
         whole_number(opts["--hash"], *HASH_RANGE, "--hash")
+        learnt = whole_number(opts.get("--learnt", "0"), 0, MAX_LEARNT_PLIES, "--learnt")
     except ValueError as e:
         raise Damaged(path, 1, str(e)) from None
     if not 1 <= len(positions) <= MAX_POSITIONS_PER_JOB:
@@ -287,7 +292,7 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
         check_position(path, n, moves, proof)
         if positions.count(moves) > 1:
             raise Damaged(path, n, f"'{moves}' twice")
-    return Job(job_id, positions, at_least, budget)
+    return Job(job_id, positions, at_least, budget, learnt)
 
 
 def score_bound(moves: str, proof: Proof) -> int:
@@ -301,14 +306,17 @@ def score_bound(moves: str, proof: Proof) -> int:
 def read_result(path: str, job: Job, proof: Proof) -> None:
     """A job's result file, checked against its job (as vier prove's check_run does): each
     position's line once, `<moves> >=t|<=t-1 <nodes> <micros>` or `<moves> - <nodes> <micros>
-    UNPROVEN within <budget> nodes`, then `vier-prove job <id> exit <0|3>`. Fills in the job's
-    nodes, micros and unproven positions."""
+    UNPROVEN within <budget> nodes`, each of those followed by what its search learnt below it
+    (`<moves> <score>|>=t|<=u 0 0 LEARNT`, 1 to --learnt moves below), then `vier-prove job <id>
+    exit <0|3>`. Fills in the job's nodes, micros and unproven positions."""
     lines = read_file(path, MAX_RESULT).split("\n")
     if lines[-1] != "":
         raise Damaged(path, len(lines), "cut short (no newline at its end)")
     lines = lines[:-1]
     seen: dict[str, int] = {}
     status = None
+    # the position of the last line, if it was not proven: learnt lines are below it
+    open_above: str | None = None
     for n, line in enumerate(lines, start=1):
         if status is not None:
             raise Damaged(path, n, "a line after the job's last line")
@@ -321,9 +329,14 @@ def read_result(path: str, job: Job, proof: Proof) -> None:
                     raise ValueError(f"the last line of job {words[2]}, not of job {job.id}")
                 status = whole_number(words[4], -(1 << 31), (1 << 31) - 1, "exit status")
                 continue
+            if len(words) == 5 and words[4] == "LEARNT":
+                check_learnt_line(words, open_above, job, proof)
+                check_position(path, n, words[0], proof)
+                continue
             moves, found = parse_result_line(words, job, proof)
         except ValueError as e:
             raise Damaged(path, n, str(e)) from None
+        open_above = moves if found is None else None
         if moves not in job.positions:
             raise Damaged(path, n, f"'{shown(moves)}' is not a position of job {job.id}")
         if moves in seen:
@@ -344,6 +357,22 @@ def read_result(path: str, job: Job, proof: Proof) -> None:
     if job.micros > timeout_us:
         raise Damaged(path, None, f"{job.micros} microseconds, more than the job's timeout "
                                   f"({timeout_us // 10**6} s): no such run is kept")
+
+
+def check_learnt_line(words: list[str], above: str | None, job: Job, proof: Proof) -> None:
+    """A learnt line, `<moves> <score>|>=t|<=u 0 0 LEARNT`: right after the line of a position
+    of the job not proven, 1 to the job's --learnt moves below it, a score or bound in range."""
+    moves, found, nodes, micros, _ = words
+    if above is None:
+        raise ValueError("a learnt line not after a position not proven")
+    prefix = "" if above == "-" else above
+    if not (moves.startswith(prefix) and 1 <= len(moves) - len(prefix) <= job.learnt):
+        raise ValueError(f"'{shown(moves)}' is not 1 to {job.learnt} moves below '{above}'")
+    if (nodes, micros) != ("0", "0"):
+        raise ValueError("a learnt line with nodes of its own")
+    value = found[2:] if found.startswith((">=", "<=")) else found
+    bound = score_bound(moves, proof)
+    whole_number(value, -bound, bound, "a learnt score")
 
 
 def parse_result_line(words: list[str], job: Job, proof: Proof) -> tuple[str, str | None]:

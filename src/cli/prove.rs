@@ -2,7 +2,7 @@
 //! the library's (`crate::prove`, with the `prove` feature); docs/prove.md is the guide.
 
 use crate::board::Size;
-use crate::prove::settings::{BUDGET_NODES, JOBS, PER_JOB, SAMPLE, SPLIT};
+use crate::prove::settings::{BUDGET_NODES, JOBS, LEARNT, PER_JOB, SAMPLE, SPLIT};
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +32,11 @@ pub struct ProveArgs {
     /// the last job's in DIR, for a new proof 16777216).
     #[arg(long, value_name = "N", value_parser = |s: &str| BUDGET_NODES.parse(s))]
     budget_nodes: Option<u64>,
+    /// How many moves below a position it does not prove each job reports what its search
+    /// proved, for the jobs below to start from (0: nothing).
+    #[arg(long, value_name = "N", default_value_t = LEARNT.default as u32,
+          value_parser = |s: &str| LEARNT.parse(s).map(|n| n as u32))]
+    learnt: u32,
     /// The table of each job, MB (default: the last job's in DIR, for a new proof 16).
     #[arg(long, value_name = "MB", value_parser = super::table_mb)]
     hash: Option<usize>,
@@ -212,6 +217,7 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
         proof,
         budget: args.budget_nodes,
         hash_mb: args.hash,
+        learnt: Some(args.learnt),
         jobs,
         per_job: args.per_job,
         runner,

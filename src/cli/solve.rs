@@ -10,6 +10,7 @@ use crate::board::{AnyPosition, Size};
 use crate::engine::settings::{BUDGET, THREADS};
 use crate::engine::{
     Answer, Book, Budget, EngineError, Found, Handle, Question, Settings, SolveLine, SolverPool,
+    MAX_LEARNT_PLIES,
 };
 use crate::notation;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -64,6 +65,12 @@ pub struct SolveArgs {
     /// printed as `-` with `UNPROVEN`, and the exit status is 3.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     budget_nodes: Option<u64>,
+    /// After a position not proven within its budget, what its search proved of the positions
+    /// 1 to N moves below it, a line each marked `LEARNT` (`vier prove`'s jobs keep their work
+    /// so).
+    #[arg(long, value_name = "N", conflicts_with = "all",
+          value_parser = clap::value_parser!(u32).range(1..=MAX_LEARNT_PLIES as i64))]
+    learnt: Option<u32>,
 }
 
 /// `vier solve`: positions from stdin, results to stdout, the summary to stderr. Exit status 1
@@ -110,6 +117,7 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
         book,
         budget: args.budget_ms.map(Duration::from_millis),
         node_budget: args.budget_nodes,
+        learnt: args.learnt.unwrap_or(0),
         progress: None,
     }
     .progress_on_stderr();
@@ -146,6 +154,9 @@ pub struct SolveOptions {
     pub budget: Option<Duration>,
     /// The most nodes one position may take (rounded up to the solver's poll interval).
     pub node_budget: Option<u64>,
+    /// After a position not proven within its budget, print what its search proved of the
+    /// positions up to this many moves below it (0: nothing).
+    pub learnt: u32,
     /// Progress of a position that takes long, on stderr: `None` for none (the tests),
     /// `Some(true)` as a line that rewrites itself (a terminal), `Some(false)` as plain lines.
     pub progress: Option<bool>,
@@ -256,7 +267,9 @@ pub fn run(
             }
         };
         let handle = Handle::within(opts.budget).with_nodes(opts.node_budget);
-        let proof = progress.watch(moves, &handle, || pool.ask(&pos, question, &handle));
+        let (proof, learnt) = progress.watch(moves, &handle, || {
+            pool.ask_learning(&pos, question, &handle, opts.learnt)
+        });
         let (found, score, proof) = match proof {
             Ok(proof) => match &proof.answer {
                 Answer::Columns(scores) => {
@@ -312,6 +325,7 @@ pub fn run(
             // as `{:.0}` wrote it
             micros: micros.round_ties_even() as u64,
             mismatch: None,
+            learnt: false,
         };
         if let (Some(e), Some(s)) = (expected, score) {
             let e = if opts.weak { e.signum() } else { e };
@@ -327,6 +341,37 @@ pub fn run(
         }
         write!(out, "{line}")?;
         writeln!(out)?;
+        for b in learnt {
+            let below = SolveLine {
+                moves: format!(
+                    "{moves_str}{}",
+                    notation::move_string(b.columns.iter().copied(), width)
+                ),
+                nodes: 0,
+                micros: 0,
+                mismatch: None,
+                learnt: true,
+                found: Found::Score(0),
+            };
+            let found = match (b.lo, b.hi) {
+                (Some(lo), Some(hi)) if lo == hi => vec![Found::Score(lo)],
+                (lo, hi) => lo
+                    .map(Found::AtLeast)
+                    .into_iter()
+                    .chain(hi.map(Found::AtMost))
+                    .collect(),
+            };
+            for found in found {
+                writeln!(
+                    out,
+                    "{}",
+                    SolveLine {
+                        found,
+                        ..below.clone()
+                    }
+                )?;
+            }
+        }
     }
     Ok(sum)
 }

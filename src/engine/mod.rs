@@ -35,9 +35,10 @@ pub use crate::clock;
 pub use crate::levels::Strength;
 pub use crate::search::TableMemory;
 /// A solved position as `vier solve` writes it.
-pub use crate::solve_line::{Budget, Found, SolveLine};
+pub use crate::solve_line::{Budget, Found, SolveLine, MAX_LEARNT_PLIES};
 #[cfg(feature = "stats")]
 pub use crate::solver::stats::Stats;
+pub use crate::solver::Below;
 pub use handle::{game_over, EngineError, Handle, Progress};
 pub use player::{Engine, Evaluation};
 pub use pool::{Answer, Question, Solved, SolverPool, SOLVE_HASH_MB};

@@ -6,7 +6,7 @@ use crate::bits::Bitboard;
 use crate::board::{AnyPosition, Position, PositionJob};
 use crate::book::Book;
 use crate::clock;
-use crate::solver::{Solver, Stopped};
+use crate::solver::{Below, Solver, Stopped};
 use crate::tt::TableError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -69,23 +69,47 @@ pub struct SolverPool {
     threads: usize,
 }
 
-struct Ask<'a>(&'a mut Solver, Question);
+/// A question, and how many moves below the position to look for what it proved if it is cut
+/// short.
+struct Ask<'a>(&'a mut Solver, Question, u32);
 
 impl PositionJob for Ask<'_> {
-    type Output = Result<Answer, Stopped>;
+    type Output = (Result<Answer, Stopped>, Vec<Below>);
     fn run<const W: usize, const H: usize, B: Bitboard>(
         self,
         p: Position<W, H, B>,
-    ) -> Result<Answer, Stopped> {
-        let Ask(s, q) = self;
-        Ok(match q {
-            Question::Solve { weak: false } => Answer::Score(s.solve(&p)?),
-            Question::Solve { weak: true } => Answer::Score(s.solve_weak(&p)?),
-            Question::Analyse { weak } => Answer::Columns(s.analyse(&p, weak)?),
-            Question::BestMove => Answer::Best(s.best_move(&p)?),
-            Question::AtLeast { weak, value } => Answer::AtLeast(s.at_least(&p, value, weak)?),
-        })
+    ) -> (Result<Answer, Stopped>, Vec<Below>) {
+        let Ask(s, q, plies) = self;
+        let answer = (|| {
+            Ok(match q {
+                Question::Solve { weak: false } => Answer::Score(s.solve(&p)?),
+                Question::Solve { weak: true } => Answer::Score(s.solve_weak(&p)?),
+                Question::Analyse { weak } => Answer::Columns(s.analyse(&p, weak)?),
+                Question::BestMove => Answer::Best(s.best_move(&p)?),
+                Question::AtLeast { weak, value } => Answer::AtLeast(s.at_least(&p, value, weak)?),
+            })
+        })();
+        let learnt = match (&answer, q) {
+            (Err(Stopped), Question::Solve { weak } | Question::AtLeast { weak, .. }) => {
+                let below = s.bounds_below(&p, plies);
+                if weak {
+                    below.into_iter().filter_map(outcome_bounds).collect()
+                } else {
+                    below
+                }
+            }
+            _ => Vec::new(),
+        };
+        (answer, learnt)
     }
+}
+
+/// Exact-score bounds as win (1) / draw (0) / loss (-1) bounds, where they say more than that
+/// the score is a loss or better and a win or worse.
+fn outcome_bounds(b: Below) -> Option<Below> {
+    let lo = b.lo.map(crate::score::outcome).filter(|&l| l > -1);
+    let hi = b.hi.map(crate::score::outcome).filter(|&h| h < 1);
+    (lo.is_some() || hi.is_some()).then_some(Below { lo, hi, ..b })
 }
 
 struct Within<'a>(&'a mut Solver, Duration);
@@ -180,14 +204,28 @@ impl SolverPool {
         question: Question,
         handle: &Handle,
     ) -> Result<Solved<Answer>, EngineError> {
+        self.ask_learning(p, question, handle, 0).0
+    }
+
+    /// [`SolverPool::ask`], and when the handle ends a score's or a bound's proof first, what
+    /// it proved of the positions 1 to `plies` moves below `p` (in the question's terms: with
+    /// `weak`, 1 / 0 / -1), so that the work is not lost: `vier prove` starts its next jobs
+    /// from it.
+    pub fn ask_learning(
+        &self,
+        p: &AnyPosition,
+        question: Question,
+        handle: &Handle,
+        plies: u32,
+    ) -> (Result<Solved<Answer>, EngineError>, Vec<Below>) {
         if matches!(question, Question::Solve { .. } | Question::AtLeast { .. }) && p.is_game_over()
         {
-            return Err(game_over("there is nothing to solve"));
+            return (Err(game_over("there is nothing to solve")), Vec::new());
         }
-        let proof = self.with_solver(handle, |s| p.run(Ask(s, question)));
+        let proof = self.with_solver(handle, |s| p.run(Ask(s, question, plies)));
         match proof.answer {
-            Ok(_) => Ok(proof.map(|a| a.expect("matched Ok"))),
-            Err(Stopped) => Err(handle.ended(proof.nodes)),
+            (Ok(_), _) => (Ok(proof.map(|(a, _)| a.expect("matched Ok"))), Vec::new()),
+            (Err(Stopped), learnt) => (Err(handle.ended(proof.nodes)), learnt),
         }
     }
 

@@ -179,8 +179,18 @@ impl Dispatcher {
     /// A line the runner passed on: kept by its job, or its job's last line, checked.
     fn read(&mut self, l: String, log: &mut dyn Write) -> Result<Option<Finished>, Halt> {
         let stray = match parse_line(&l, self.size, self.goal) {
-            Ok(Line::Result { ref moves, .. }) => {
-                if self.flights.keep(moves, l.clone()) {
+            Ok(Line::Result {
+                ref moves,
+                bounds,
+                learnt,
+                ..
+            }) => {
+                let kept = if learnt {
+                    self.flights.keep_learnt(moves, l.clone())
+                } else {
+                    self.flights.keep(moves, bounds.is_none(), l.clone())
+                };
+                if kept {
                     return Ok(None);
                 }
                 "a line of no job running".to_string()

@@ -2,6 +2,8 @@
 //! position is in, so that a result line (which names its position, not its job) finds its job.
 
 use super::jobs::{Job, JobId};
+use super::settings::LEARNT;
+use crate::bits::MAX_WIDTH;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -13,6 +15,26 @@ pub struct InFlight {
     pub lines: Vec<String>,
     /// When it has run too long and is ended (`None` once it has been, or without a timeout).
     deadline: Option<Instant>,
+    /// The position of its last line, if that was not proven: the lines learnt below it come
+    /// next.
+    open: Option<String>,
+}
+
+impl InFlight {
+    /// The most lines a run of the job may print before its last: one a position, and what it
+    /// learnt below each (a value, or two bounds, a position, up to `--learnt` moves below).
+    fn most_lines(&self) -> usize {
+        let below: usize = (1..=self.job.learnt_plies())
+            .map(|k| MAX_WIDTH.pow(k))
+            .sum();
+        self.job.positions.len() * (1 + 2 * below)
+    }
+
+    fn push(&mut self, line: String) {
+        if self.lines.len() <= self.most_lines() {
+            self.lines.push(line);
+        }
+    }
 }
 
 /// The jobs in flight, and the owner of each of their positions.
@@ -43,20 +65,38 @@ impl Flights {
                 timeout,
                 lines: Vec::new(),
                 deadline: timeout.map(|t| Instant::now() + t),
+                open: None,
             },
         );
     }
 
-    /// Keeps a result line of the position `moves` for the job in flight that has it: at most
-    /// one more than the job has positions (and its last line), which is enough for its run to
-    /// fail its check, so a job that floods costs no memory. Whether a job has the position.
-    pub fn keep(&mut self, moves: &str, line: String) -> bool {
+    /// Keeps a result line of the position `moves` (`unproven`: not proven) for the job in
+    /// flight that has it: at most one more than the job may print (and its last line), which
+    /// is enough for its run to fail its check, so a job that floods costs no memory. Whether a
+    /// job has the position.
+    pub fn keep(&mut self, moves: &str, unproven: bool, line: String) -> bool {
         let Some(f) = self.owner.get(moves).and_then(|j| self.jobs.get_mut(j)) else {
             return false;
         };
-        if f.lines.len() <= f.job.positions.len() {
-            f.lines.push(line);
-        }
+        f.open = unproven.then(|| moves.to_string());
+        f.push(line);
+        true
+    }
+
+    /// Keeps a learnt line of the position `moves` for the job in flight whose last line was
+    /// of a position above it, not proven (lines of several jobs may come mixed, but each job's
+    /// in order). Whether a job has it.
+    pub fn keep_learnt(&mut self, moves: &str, line: String) -> bool {
+        let above = (1..=LEARNT.max as usize).find_map(|k| {
+            let cut = moves.len().checked_sub(k)?;
+            let p = if cut == 0 { "-" } else { moves.get(..cut)? };
+            let j = self.owner.get(p)?;
+            (self.jobs.get(j)?.open.as_deref() == Some(p)).then_some(*j)
+        });
+        let Some(f) = above.and_then(|j| self.jobs.get_mut(&j)) else {
+            return false;
+        };
+        f.push(line);
         true
     }
 
@@ -115,19 +155,46 @@ mod tests {
         let mut f = Flights::default();
         f.fly(job(1, &["4", "44"]), None);
         f.fly(job(2, &["45"]), None);
-        assert!(f.keep("44", "44 >=1 10 1".into()));
-        assert!(!f.keep("3", "3 >=1 10 1".into()), "no job has it");
+        assert!(f.keep("44", false, "44 >=1 10 1".into()));
+        assert!(!f.keep("3", false, "3 >=1 10 1".into()), "no job has it");
         // a flood: one line more than the positions is kept, no more
         for _ in 0..100 {
-            f.keep("4", "4 >=1 10 1".into());
+            f.keep("4", false, "4 >=1 10 1".into());
         }
         assert_eq!(f.land(1).unwrap().lines.len(), 3);
         assert!(
-            !f.keep("4", "4 >=1 10 1".into()),
+            !f.keep("4", false, "4 >=1 10 1".into()),
             "a landed job's positions are no one's"
         );
-        assert!(f.keep("45", "45 >=1 10 1".into()));
+        assert!(f.keep("45", false, "45 >=1 10 1".into()));
         assert_eq!(f.len(), 1);
+    }
+
+    #[test]
+    fn a_learnt_line_goes_to_the_job_whose_last_line_left_a_position_above_it_unproven() {
+        let mut f = Flights::default();
+        f.fly(job(1, &["4", "44"]).keeping(2), None);
+        f.fly(job(2, &["445"]).keeping(2), None);
+        assert!(
+            !f.keep_learnt("4451", "4451 >=0 0 0 LEARNT".into()),
+            "none open"
+        );
+        assert!(f.keep("44", true, "44 - 9 1 UNPROVEN within 4096 nodes".into()));
+        // 445 is job 2's, but it printed nothing yet: the line is job 1's, 2 moves below 44
+        assert!(f.keep_learnt("4451", "4451 >=0 0 0 LEARNT".into()));
+        assert!(
+            !f.keep_learnt("441234", "441234 >=0 0 0 LEARNT".into()),
+            "too deep"
+        );
+        assert!(f.keep("445", true, "445 - 9 1 UNPROVEN within 4096 nodes".into()));
+        assert!(f.keep_learnt("4451", "4451 >=0 0 0 LEARNT".into()));
+        assert!(f.keep("4", false, "4 >=1 10 1".into()));
+        assert!(
+            !f.keep_learnt("41", "41 >=0 0 0 LEARNT".into()),
+            "4 was proven"
+        );
+        assert_eq!(f.land(1).unwrap().lines.len(), 3);
+        assert_eq!(f.land(2).unwrap().lines.len(), 2);
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! there when its last line comes, is run again.
 
 use super::rules::Goal;
+use super::settings::LEARNT;
 use crate::board::Size;
 use crate::solve_line::{Budget, Found, SolveLine};
 
@@ -109,6 +110,25 @@ impl Job {
         })
     }
 
+    /// The job, asking also for what the search of a position it does not prove learnt of the
+    /// positions 1 to `plies` moves below it (`vier solve --learnt`): the proof starts from
+    /// that instead of from nothing.
+    pub fn keeping(mut self, plies: u32) -> Job {
+        if plies > 0 {
+            self.args.extend(["--learnt".into(), plies.to_string()]);
+        }
+        self
+    }
+
+    /// How many moves below a position it does not prove the job reports what it learnt (0:
+    /// nothing; a number out of the range of `vier prove --learnt` counts as 0, and its lines
+    /// as damage).
+    pub fn learnt_plies(&self) -> u32 {
+        self.arg("--learnt")
+            .and_then(|n| LEARNT.parse(n).ok())
+            .unwrap_or(0) as u32
+    }
+
     /// The node budget the job gives each position.
     pub fn budget(&self) -> Option<u64> {
         self.arg("--budget-nodes")?.parse().ok()
@@ -176,6 +196,9 @@ pub enum Line {
         bounds: Option<(i32, i32)>,
         nodes: u64,
         micros: u64,
+        /// A position below one of the job's that it did not prove, bounded by that search
+        /// (`LEARNT`: no nodes of its own).
+        learnt: bool,
     },
     /// The job ran to its end with this exit status.
     Done { job: JobId, status: i32 },
@@ -198,6 +221,9 @@ pub fn parse_line(line: &str, size: Size, goal: Goal) -> Result<Line, String> {
     let l = SolveLine::parse(line, size, goal == Goal::Weak)?;
     let bounds = match l.found {
         _ if l.mismatch.is_some() => return Err("a line with a score expected".into()),
+        _ if l.learnt && (l.nodes, l.micros) != (0, 0) => {
+            return Err("a learnt line with nodes of its own".into())
+        }
         Found::Score(v) => Some((v, v)),
         Found::AtLeast(t) => Some((t, i32::MAX)),
         Found::AtMost(u) => Some((i32::MIN, u)),
@@ -212,6 +238,7 @@ pub fn parse_line(line: &str, size: Size, goal: Goal) -> Result<Line, String> {
         bounds,
         nodes: l.nodes,
         micros: l.micros,
+        learnt: l.learnt,
     })
 }
 
@@ -219,15 +246,34 @@ pub fn parse_line(line: &str, size: Size, goal: Goal) -> Result<Line, String> {
 pub use crate::solve_line::number;
 
 /// The lines of one job's run, checked against the job: every position once, each line whole,
-/// the last line its own with a status that fits (0, or 3 when a position is unproven). The
-/// results in the job's order.
+/// the last line its own with a status that fits (0, or 3 when a position is unproven), and
+/// each learnt line right after the line of an unproven position of the job that it is 1 to
+/// [`Job::learnt_plies`] moves below. The results in the job's order, then the learnt ones.
 pub fn check_run(job: &Job, lines: &[String], size: Size, goal: Goal) -> Result<Vec<Line>, String> {
     let mut results: Vec<Option<Line>> = vec![None; job.positions.len()];
+    let mut learnt = Vec::new();
     let mut status = None;
+    // the job's position whose lines come now, if it was not proven: learnt lines are below it
+    let mut unproven: Option<&str> = None;
     for (i, l) in lines.iter().enumerate() {
-        match parse_line(l, size, goal).map_err(|e| format!("line {}: {e}", i + 1))? {
+        let at = |e: String| format!("line {}: {e}", i + 1);
+        match parse_line(l, size, goal).map_err(at)? {
             Line::Done { job: id, status: s } if id == job.id && status.is_none() => {
                 status = Some(s)
+            }
+            r @ Line::Result { learnt: true, .. } if status.is_none() => {
+                let Line::Result { moves, .. } = &r else {
+                    unreachable!()
+                };
+                let below = unproven
+                    .and_then(|p| moves.strip_prefix(if p == "-" { "" } else { p }))
+                    .map_or(0, |rest| rest.chars().count());
+                if !(1..=job.learnt_plies() as usize).contains(&below) {
+                    return Err(at(format!(
+                        "'{moves}' is not below the unproven position before it"
+                    )));
+                }
+                learnt.push(r);
             }
             r @ Line::Result { .. } if status.is_none() => {
                 let Line::Result { moves, bounds, .. } = &r else {
@@ -245,26 +291,24 @@ pub fn check_run(job: &Job, lines: &[String], size: Size, goal: Goal) -> Result<
                     (None, Some((lo, hi))) => lo == hi,
                 };
                 if !answers {
-                    return Err(format!(
-                        "line {}: not an answer to the job's question",
-                        i + 1
-                    ));
+                    return Err(at("not an answer to the job's question".into()));
                 }
                 let k = job
                     .positions
                     .iter()
                     .position(|p| p == moves)
-                    .ok_or_else(|| format!("line {}: '{moves}' is not the job's", i + 1))?;
+                    .ok_or_else(|| at(format!("'{moves}' is not the job's")))?;
                 if results[k].is_some() {
-                    return Err(format!("line {}: '{moves}' twice", i + 1));
+                    return Err(at(format!("'{moves}' twice")));
                 }
+                unproven = bounds.is_none().then_some(job.positions[k].as_str());
                 results[k] = Some(r);
             }
-            _ => return Err(format!("line {}: after the job's last line", i + 1)),
+            _ => return Err(at("after the job's last line".into())),
         }
     }
     let status = status.ok_or("the job's last line is missing")?;
-    let results: Vec<Line> = results
+    let mut results: Vec<Line> = results
         .into_iter()
         .enumerate()
         .map(|(k, r)| r.ok_or_else(|| format!("no line for '{}'", job.positions[k])))
@@ -275,6 +319,7 @@ pub fn check_run(job: &Job, lines: &[String], size: Size, goal: Goal) -> Result<
     if status != if unproven { 3 } else { 0 } {
         return Err(format!("exit status {status}"));
     }
+    results.extend(learnt);
     Ok(results)
 }
 
@@ -331,7 +376,8 @@ mod tests {
                 moves: "4453".into(),
                 bounds: Some((-1, -1)),
                 nodes: 1234,
-                micros: 56
+                micros: 56,
+                learnt: false,
             })
         );
         assert_eq!(
@@ -340,7 +386,8 @@ mod tests {
                 moves: "4453".into(),
                 bounds: Some((1, i32::MAX)),
                 nodes: 1234,
-                micros: 56
+                micros: 56,
+                learnt: false,
             })
         );
         assert_eq!(
@@ -349,7 +396,8 @@ mod tests {
                 moves: "4453".into(),
                 bounds: Some((i32::MIN, 0)),
                 nodes: 1234,
-                micros: 56
+                micros: 56,
+                learnt: false,
             })
         );
         assert_eq!(
@@ -358,7 +406,8 @@ mod tests {
                 moves: "-".into(),
                 bounds: None,
                 nodes: 4096,
-                micros: 800
+                micros: 800,
+                learnt: false,
             })
         );
         assert_eq!(
@@ -433,5 +482,62 @@ mod tests {
         ] {
             assert!(check_run(&j, bad, j_size(), Goal::Weak).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn learnt_lines_count_only_right_below_an_unproven_position_of_the_job() {
+        let j = job().keeping(2);
+        assert_eq!(j.learnt_plies(), 2);
+        assert!(j.file_text().contains(" --learnt 2\n"));
+        assert_eq!(Job::parse_file(17, &j.file_text()), Ok(j.clone()));
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let good = lines(&[
+            "4453 - 4096 9 UNPROVEN within 4096 nodes",
+            "44531 >=0 0 0 LEARNT",
+            "445317 -1 0 0 LEARNT",
+            "- >=1 300 5",
+            "vier-prove job 17 exit 3",
+        ]);
+        let r = check_run(&j, &good, j_size(), Goal::Weak).unwrap();
+        // the job's positions in its order, then what was learnt
+        let moves: Vec<(&str, bool)> = r
+            .iter()
+            .filter_map(|l| match l {
+                Line::Result { moves, learnt, .. } => Some((moves.as_str(), *learnt)),
+                Line::Done { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            moves,
+            [
+                ("4453", false),
+                ("-", false),
+                ("44531", true),
+                ("445317", true)
+            ]
+        );
+        let with = |i: usize, l: &str| {
+            let mut v = good.clone();
+            v.insert(i, l.to_string());
+            v
+        };
+        for bad in [
+            // below a position proven, too deep, not below it, the position itself
+            with(4, "41 >=0 0 0 LEARNT"),
+            with(1, "4453123 >=0 0 0 LEARNT"),
+            with(1, "4454 >=0 0 0 LEARNT"),
+            with(1, "4453 >=0 0 0 LEARNT"),
+            // before the unproven line, with nodes, after the last line
+            with(0, "44531 >=0 0 0 LEARNT"),
+            with(1, "44531 >=0 5 0 LEARNT"),
+            with(5, "44531 >=0 0 0 LEARNT"),
+        ] {
+            assert!(
+                check_run(&j, &bad, j_size(), Goal::Weak).is_err(),
+                "{bad:?}"
+            );
+        }
+        // a job that did not ask for them takes none
+        assert!(check_run(&job(), &good, j_size(), Goal::Weak).is_err());
     }
 }

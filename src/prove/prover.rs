@@ -26,6 +26,9 @@ pub struct ProveOptions {
     pub budget: Option<u64>,
     /// Each job's table, MB (`None`: the last job's, else [`JOB_HASH_MB`]).
     pub hash_mb: Option<usize>,
+    /// How many moves below a position it does not prove each job reports what it learnt
+    /// (`None`: [`settings::LEARNT`]'s default).
+    pub learnt: Option<u32>,
     /// Jobs handed to the runner at once.
     pub jobs: usize,
     /// Positions in one job.
@@ -88,8 +91,10 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 .filter(|&b| settings::BUDGET_NODES.check(b).is_ok())
         })
         .unwrap_or(DEFAULT_BUDGET);
+    let learnt = opts.learnt.unwrap_or(settings::LEARNT.default as u32);
     for (s, n) in [
         (settings::BUDGET_NODES, budget),
+        (settings::LEARNT, learnt as u64),
         (settings::JOBS, opts.jobs as u64),
         (settings::PER_JOB, opts.per_job as u64),
     ] {
@@ -151,6 +156,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
     let new_jobs = NewJobs {
         budget,
         hash_mb,
+        learnt,
         per_job: opts.per_job,
         root_discs: discs_of(&proof.root),
     };
@@ -230,6 +236,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
 struct NewJobs {
     budget: u64,
     hash_mb: usize,
+    learnt: u32,
     per_job: usize,
     root_discs: usize,
 }
@@ -270,15 +277,9 @@ impl NewJobs {
         let p = &state.proof;
         let (size, goal) = (p.size, p.goal);
         let budget = Some(self.budget);
-        Ok(Some(Job::new(
-            id,
-            size,
-            goal,
-            asks,
-            self.hash_mb,
-            budget,
-            picked,
-        )))
+        Ok(Some(
+            Job::new(id, size, goal, asks, self.hash_mb, budget, picked).keeping(self.learnt),
+        ))
     }
 }
 

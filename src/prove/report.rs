@@ -14,6 +14,10 @@ pub struct Totals {
     pub unproven: u64,
     pub nodes: u64,
     pub micros: u64,
+    /// The nodes of the positions not proven within their budget.
+    pub unproven_nodes: u64,
+    /// Positions below them that their searches bounded (`LEARNT` lines).
+    pub learnt: u64,
     /// Positions handed out, and those of them not proven, by moves below the root.
     pub tries: Vec<u64>,
     pub fails: Vec<u64>,
@@ -28,17 +32,23 @@ impl Totals {
     pub fn add(&mut self, results: &[Line], root_discs: usize) {
         self.jobs += 1;
         for r in results {
-            if let Line::Result {
+            if let Line::Result { learnt: true, .. } = r {
+                self.learnt += 1;
+            } else if let Line::Result {
                 moves,
                 bounds,
                 nodes,
                 micros,
+                ..
             } = r
             {
                 self.positions += 1;
                 self.unproven += bounds.is_none() as u64;
                 // numbers a runner printed: a sum that cannot wrap
                 self.nodes = self.nodes.saturating_add(*nodes);
+                if bounds.is_none() {
+                    self.unproven_nodes = self.unproven_nodes.saturating_add(*nodes);
+                }
                 self.micros = self.micros.saturating_add(*micros);
                 let plies = discs_of(moves).saturating_sub(root_discs);
                 if self.tries.len() <= plies {
@@ -49,6 +59,12 @@ impl Totals {
                 self.fails[plies] += bounds.is_none() as u64;
             }
         }
+    }
+
+    /// The share of all nodes spent on positions not proven within their budget: work a job
+    /// gives back only as what it learnt below them.
+    pub fn unproven_share(&self) -> f64 {
+        self.unproven_nodes as f64 / self.nodes.max(1) as f64
     }
 
     /// Whether a leaf this many moves below the root is better expanded at once than handed
@@ -110,8 +126,8 @@ pub fn progress(
         String::new()
     };
     let line = format!(
-        "vier prove {} {} {}: {state}, {}; jobs {} done ({} positions, {} unproven), {running} \
-         running, {waiting} waiting{ended}; {} nodes ({}/s this run); tree {all} positions, {expanded} \
+        "vier prove {} {} {}: {state}, {}; jobs {} done ({} positions, {} unproven with {:.1} % \
+         of the nodes, {} learnt below them), {running} running, {waiting} waiting{ended}; {} nodes ({}/s this run); tree {all} positions, {expanded} \
          expanded ({} without a job), {pending} handed out, {open} open; root in {lo}..{hi}, \
          asking >= {}: proof number {}, disproof number {}{estimate}",
         proof.size,
@@ -121,6 +137,8 @@ pub fn progress(
         totals.jobs,
         totals.positions,
         totals.unproven,
+        totals.unproven_share() * 100.0,
+        totals.learnt,
         si(totals.nodes as f64),
         si(rate),
         totals.expanded,
@@ -131,7 +149,7 @@ pub fn progress(
     let file = format!(
         "state {state}\nsize {}\nroot {}\ngoal {}\nroot_lower {lo}\nroot_upper {hi}\n\
          question {}\nproof_number {}\ndisproof_number {}\njobs_done {}\npositions_done {}\n\
-         positions_unproven {}\njobs_running {running}\njobs_waiting {waiting}\nnodes {}\n\
+         positions_unproven {}\nnodes_unproven {}\npositions_learnt {}\njobs_running {running}\njobs_waiting {waiting}\nnodes {}\n\
          job_seconds {:.1}\ntree_positions {all}\ntree_expanded {expanded}\n\
          tree_expanded_without_job {}\ntree_open {open}\n\
          this_run_seconds {secs:.1}\nthis_run_nodes_per_second {rate:.0}\n\
@@ -145,6 +163,8 @@ pub fn progress(
         totals.jobs,
         totals.positions,
         totals.unproven,
+        totals.unproven_nodes,
+        totals.learnt,
         totals.nodes,
         totals.micros as f64 / 1e6,
         totals.expanded,

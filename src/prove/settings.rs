@@ -65,6 +65,17 @@ pub const BUDGET_NODES: Setting = Setting {
     max: 1 << 38,
 };
 
+/// How many moves below a position it does not prove a job reports what its search proved
+/// (`vier solve --learnt`), so that the proof needs no jobs for what it already knows; 0 for
+/// nothing. At most 2: a job's result file then holds at most 545 lines a position
+/// (`files::MAX_RESULT`).
+pub const LEARNT: Setting = Setting {
+    name: "--learnt",
+    default: 2,
+    min: 0,
+    max: 2,
+};
+
 /// Jobs handed out at once (the default is the machine's cores, within the range).
 pub const JOBS: Setting = Setting {
     name: "--jobs",

@@ -31,7 +31,7 @@ pub mod settings;
 #[cfg(feature = "stats")]
 pub mod stats;
 
-pub use root::RootProof;
+pub use root::{Below, RootProof};
 pub use settings::{MAX_THREADS, RACE_AFTER_NODES};
 
 use crate::bits::Bitboard;

@@ -279,4 +279,74 @@ impl Solver {
         self.set_limits(None, None);
         scores
     }
+
+    /// What the table holds of the positions 1 to `plies` moves below `p`: for each (once, by
+    /// the first columns in centre-first order that reach it), the columns from `p` and the
+    /// exact-score bounds the searches that stored it proved, each `None` where the table says
+    /// no more than the position's range does. A search cut short leaves these proofs behind
+    /// (nothing is stored of a search that did not end): a proof that hands out those positions
+    /// next starts from them instead of again from nothing.
+    pub fn bounds_below<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+        p: &Position<W, H, B>,
+        plies: u32,
+    ) -> Vec<Below> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut path = Vec::new();
+        self.bounds_under(p, plies, &mut path, &mut seen, &mut out);
+        out
+    }
+
+    fn bounds_under<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+        p: &Position<W, H, B>,
+        plies: u32,
+        path: &mut Vec<usize>,
+        seen: &mut std::collections::HashSet<B>,
+        out: &mut Vec<Below>,
+    ) {
+        if plies == 0 || p.is_game_over() {
+            return;
+        }
+        let cells = (W * H) as i32;
+        for c in column_order::<W>() {
+            if !p.can_play(c) {
+                continue;
+            }
+            let mut child = *p;
+            child.play_col(c);
+            let (key, _) = key_of(&child);
+            if child.is_game_over() || !seen.insert(key) {
+                continue;
+            }
+            path.push(c);
+            let (min, max) = score::range(cells, child.moves() as i32);
+            if let Some(e) = self.table_for(child.moves()).probe(key) {
+                let lo = (e.lower > min).then_some(e.lower.min(max));
+                let hi = (e.upper < max).then_some(e.upper.max(min));
+                if lo.is_some() || hi.is_some() {
+                    out.push(Below {
+                        columns: path.clone(),
+                        lo,
+                        hi,
+                    });
+                }
+            }
+            self.bounds_under(&child, plies - 1, path, seen, out);
+            path.pop();
+        }
+    }
+}
+
+/// Bounds on the exact score of a position below another, as [`Solver::bounds_below`] finds
+/// them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Below {
+    /// The 0-based columns played from the position asked about.
+    pub columns: Vec<usize>,
+    /// Its score is at least this ...
+    pub lo: Option<i32>,
+    /// ... and at most this.
+    pub hi: Option<i32>,
 }

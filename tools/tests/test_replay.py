@@ -231,6 +231,24 @@ class DamagedFolders(unittest.TestCase):
         self.replace("jobs/000004.job", "\n444\n", "\n4444444\n")
         self.assert_refused("jobs/000004.job:2:", "column 4 is full")
 
+    def test_what_a_job_learnt_below_a_position_it_did_not_prove_is_read_and_checked(self):
+        self.replace("jobs/000002.job", "--budget-nodes 4096", "--budget-nodes 4096 --learnt 2")
+        unproven = "4 - 4096 1000000 UNPROVEN within 4096 nodes\n"
+        self.replace("results/000002.out", unproven, unproven + "41 >=0 0 0 LEARNT\n"
+                     "412 -1 0 0 LEARNT\n")
+        self.assertEqual(len(tool.read_state(self.dir).jobs), 4)
+        for bad, why in [("4123 >=0 0 0 LEARNT", "not 1 to 2 moves below '4'"),
+                         ("51 >=0 0 0 LEARNT", "not 1 to 2 moves below '4'"),
+                         ("41 >=0 7 0 LEARNT", "nodes of its own"),
+                         ("41 >=2 0 0 LEARNT", "not within -1..1")]:
+            self.replace("results/000002.out", "41 >=0 0 0 LEARNT", bad)
+            self.assert_refused("results/000002.out:2:", why)
+            self.replace("results/000002.out", bad, "41 >=0 0 0 LEARNT")
+        # only right after a position not proven
+        self.replace("results/000004.out", "vier-prove job 4", "4441 >=0 0 0 LEARNT\n"
+                     "vier-prove job 4")
+        self.assert_refused("results/000004.out:2:", "not after a position not proven")
+
     def test_a_budget_out_of_its_range_is_refused(self):
         self.replace("jobs/000002.job", "--budget-nodes 4096", "--budget-nodes 99")
         self.assert_refused("jobs/000002.job:1:", "--budget-nodes 99 is not within")
