@@ -17,32 +17,28 @@ const GUESS_NODES: u64 = 1 << 18;
 /// first proves it, then proves the other: on the 11x4 root `eggf`, a win, asking 0 first took
 /// 4.8 times the nodes of one solve, asking 1 first 1.5 times (32 M-node jobs).
 fn first_question(root: &crate::board::AnyPosition) -> i32 {
-    struct Guess;
-    impl crate::board::PositionJob for Guess {
-        type Output = bool;
-        fn run<const W: usize, const H: usize, B: crate::bits::Bitboard>(
-            self,
-            p: crate::board::Position<W, H, B>,
-        ) -> bool {
-            use crate::search::{Iteration, SearchLimits, Searcher};
-            if p.is_game_over() {
-                return false;
-            }
-            let limits = SearchLimits {
-                nodes: Some(GUESS_NODES),
-                multipv: 1,
-                ..Default::default()
-            };
-            let control = crate::control::SearchControl::unlimited();
-            let r = Searcher::new(16).search(&p, &limits, &control, &mut |_: &Iteration| {});
-            r.last.lines.first().is_some_and(|l| match l.value.score {
-                crate::score::Score::Win(_) => true,
-                crate::score::Score::Cp(x) => x > 0,
-                _ => false,
-            })
-        }
+    use crate::engine::{Engine, Handle, Limits, Request, Score};
+    if root.is_game_over() {
+        return 0;
     }
-    root.run(Guess) as i32
+    // a table the machine cannot give only costs the guess
+    let Ok(mut engine) = Engine::new(16) else {
+        return 0;
+    };
+    let request = Request {
+        limits: Limits {
+            nodes: Some(GUESS_NODES),
+            multipv: 1,
+            ..Limits::default()
+        },
+        ..Request::default()
+    };
+    let thought = engine.think(root, &request, &Handle::unlimited(), &mut |_| {});
+    thought.line().is_some_and(|l| match l.value.score {
+        Score::Win(_) => true,
+        Score::Cp(x) => x > 0,
+        _ => false,
+    }) as i32
 }
 
 /// A state folder read back: its tree, the jobs still to run and the totals.
