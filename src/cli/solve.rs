@@ -342,17 +342,10 @@ pub fn run(
         write!(out, "{line}")?;
         writeln!(out)?;
         for b in learnt {
-            let below = SolveLine {
-                moves: format!(
-                    "{moves_str}{}",
-                    notation::move_string(b.columns.iter().copied(), width)
-                ),
-                nodes: 0,
-                micros: 0,
-                mismatch: None,
-                learnt: true,
-                found: Found::Score(0),
-            };
+            let moves = format!(
+                "{moves_str}{}",
+                notation::move_string(b.columns.iter().copied(), width)
+            );
             let found = match (b.lo, b.hi) {
                 (Some(lo), Some(hi)) if lo == hi => vec![Found::Score(lo)],
                 (lo, hi) => lo
@@ -362,14 +355,15 @@ pub fn run(
                     .collect(),
             };
             for found in found {
-                writeln!(
-                    out,
-                    "{}",
-                    SolveLine {
-                        found,
-                        ..below.clone()
-                    }
-                )?;
+                let line = SolveLine {
+                    moves: moves.clone(),
+                    found,
+                    nodes: 0,
+                    micros: 0,
+                    mismatch: None,
+                    learnt: true,
+                };
+                writeln!(out, "{line}")?;
             }
         }
     }
