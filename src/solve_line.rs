@@ -24,6 +24,10 @@ use crate::notation;
 /// The most moves below a position not proven that `LEARNT` lines reach (`vier solve
 /// --learnt`): a line or two for each position bounded, at most (width)^N of them.
 pub const MAX_LEARNT_PLIES: u32 = 3;
+
+/// The most `LEARNT` lines deeper than `--learnt` moves that follow one position not proven:
+/// the costliest proofs its search finished beside the line it was on.
+pub const MAX_DEEP_LEARNT: usize = 64;
 use std::fmt;
 
 /// What was found of a position.

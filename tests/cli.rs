@@ -334,13 +334,15 @@ fn solve_learnt_prints_true_bounds_below_a_position_not_proven() {
     let out = vier(&[&args[..], &["--learnt", "2"]].concat(), &input);
     assert_eq!(out.status.code(), Some(3));
     let (mut above, mut learnt) = (None::<(String, bool)>, Vec::new());
+    let mut deeper = 0;
     for l in lines(&out) {
         let w: Vec<&str> = l.split(' ').collect();
         if l.ends_with(" LEARNT") {
             let (parent, unproven) = above.clone().expect("a line before");
             assert!(unproven, "{l} after a proven {parent}");
             let below = w[0].strip_prefix(parent.as_str()).expect("below it").len();
-            assert!((1..=2).contains(&below), "{l} below {parent}");
+            assert!(below >= 1, "{l} below {parent}");
+            deeper += usize::from(below > 2);
             assert_eq!((w[2], w[3]), ("0", "0"), "{l}");
             learnt.push((w[0].to_string(), w[1].to_string()));
         } else {
@@ -348,6 +350,7 @@ fn solve_learnt_prints_true_bounds_below_a_position_not_proven() {
         }
     }
     assert!(learnt.len() >= 20, "{} learnt", learnt.len());
+    assert!(deeper >= 10, "{deeper} learnt deeper than 2 moves");
     let again: String = learnt.iter().map(|(m, _)| format!("{m}\n")).collect();
     let solved = lines(&vier(&args[..5], &again));
     for ((moves, bound), line) in learnt.iter().zip(&solved) {
@@ -362,6 +365,56 @@ fn solve_learnt_prints_true_bounds_below_a_position_not_proven() {
     // the same run without --learnt prints a line a position
     let plain = vier(&args, &input);
     assert_eq!(lines(&plain).len(), 60);
+}
+
+/// What one run learnt is input for the next: `LEARNT` lines before a position seed its search,
+/// which finds the same score; a learnt line that is not one is an error line, not a position.
+#[test]
+fn solve_starts_a_position_from_the_learnt_lines_before_it() {
+    let set = common::pons_set("Test_L1_R2");
+    let args = ["solve", "--weak", "--no-book", "--hash", "16"];
+    let (mut plain, mut seeded, mut cases) = (0u64, 0u64, 0);
+    for (moves, score) in set.iter().take(40) {
+        let cut = vier(
+            &[&args[..], &["--budget-nodes", "8192", "--learnt", "2"]].concat(),
+            &format!("{moves}\n"),
+        );
+        let learnt: String = lines(&cut)
+            .iter()
+            .filter(|l| l.ends_with(" LEARNT"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        if learnt.is_empty() {
+            continue;
+        }
+        cases += 1;
+        for (input, nodes) in [
+            (format!("{moves}\n"), &mut plain),
+            (format!("{learnt}{moves}\n"), &mut seeded),
+        ] {
+            let out = lines(&vier(&args, &input));
+            assert_eq!(out.len(), 1, "{input}: {out:?}");
+            let w: Vec<&str> = out[0].split(' ').collect();
+            assert_eq!(
+                (w[0], w[1]),
+                (moves.as_str(), score.signum().to_string().as_str())
+            );
+            *nodes += w[2].parse::<u64>().unwrap();
+        }
+    }
+    assert!(cases >= 10, "{cases} positions learnt something");
+    assert!(seeded < plain, "{seeded} nodes seeded, {plain} not");
+    for bad in [
+        "4455 >=2 0 0 LEARNT",
+        "4455 >=1 7 0 LEARNT",
+        "- >=1 0 0 LEARNT",
+        "4444444 >=1 0 0 LEARNT",
+    ] {
+        let out = lines(&vier(&args, &format!("{bad}\n4455\n")));
+        assert_eq!(out.len(), 2, "{bad}: {out:?}");
+        assert!(out[0].starts_with("error: line 1: "), "{bad}: {out:?}");
+        assert!(out[1].starts_with("4455 "), "{bad}: {out:?}");
+    }
 }
 
 /// A position that takes more than a second shows its progress on stderr: plain lines when

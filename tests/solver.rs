@@ -248,7 +248,7 @@ fn what_a_search_cut_short_proved_below_its_root_holds() {
     use vier::control::SOLVER_POLL_NODES;
     let mut cut = Solver::new(16);
     let mut fresh = Solver::new(16);
-    let mut by_depth = [0usize; 3];
+    let mut by_depth = std::collections::BTreeMap::<usize, usize>::new();
     for (moves, score) in common::pons_set("Test_L1_R2").into_iter().take(40) {
         let p = Position::<7, 6>::from_moves(&moves).unwrap();
         cut.clear();
@@ -274,12 +274,45 @@ fn what_a_search_cut_short_proved_below_its_root_holds() {
             if b.columns.len() == 1 {
                 assert!(-v <= score, "{moves} then {:?}", b.columns);
             }
-            by_depth[b.columns.len()] += 1;
+            *by_depth.entry(b.columns.len()).or_default() += 1;
         }
     }
+    let deeper: usize = by_depth.range(3..).map(|(_, n)| n).sum();
     assert!(
-        by_depth[1] >= 50 && by_depth[2] >= 50,
-        "bounds 1 and 2 moves below: {by_depth:?}"
+        by_depth[&1] >= 50 && by_depth[&2] >= 50 && deeper >= 50,
+        "bounds by moves below: {by_depth:?}"
+    );
+}
+
+#[test]
+fn a_search_that_starts_from_what_a_cut_one_learnt_finds_the_same_score_with_less_work() {
+    use vier::control::SOLVER_POLL_NODES;
+    let mut cut = Solver::new(16);
+    let mut again = Solver::new(16);
+    let (mut plain, mut seeded, mut cases) = (0, 0, 0);
+    for (moves, score) in common::pons_set("Test_L1_R2").into_iter().take(40) {
+        let p = Position::<7, 6>::from_moves(&moves).unwrap();
+        cut.clear();
+        cut.set_limits(None, Some(4 * SOLVER_POLL_NODES));
+        let stopped = cut.solve(&p).is_err();
+        cut.set_limits(None, None);
+        if !stopped {
+            continue;
+        }
+        let learnt = cut.bounds_below(&p, 2);
+        cases += 1;
+        for (seeds, nodes) in [(&[][..], &mut plain), (&learnt[..], &mut seeded)] {
+            again.clear();
+            again.reset_nodes();
+            again.seed(&p, seeds);
+            assert_eq!(again.solve(&p), Ok(score), "{moves}");
+            *nodes += again.nodes();
+        }
+    }
+    assert!(cases >= 10, "{cases} positions cut short");
+    assert!(
+        seeded < plain,
+        "{cases} positions: {seeded} nodes from what was learnt, {plain} from nothing"
     );
 }
 

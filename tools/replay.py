@@ -73,7 +73,7 @@ DEFAULT_START_MS = 30.0
 # What vier prove reads of each kind of file at most (src/prove/files.rs).
 MAX_PROOF = 4 << 10
 MAX_JOB = 64 << 10
-MAX_RESULT = 1 << 20
+MAX_RESULT = 2 << 20
 MAX_EXPANDED = 16 << 20
 
 # The ranges of vier prove's settings (src/prove/settings.rs).
@@ -82,6 +82,10 @@ BUDGET_RANGE = (4096, 1 << 38)
 HASH_RANGE = (1, 1 << 20)
 MAX_POSITIONS_PER_JOB = 32
 MAX_LEARNT_PLIES = 2  # vier prove's --learnt at most
+# learnt lines deeper than --learnt after one position not proven, at most
+MAX_DEEP_LEARNT = 64
+# learnt lines a job starts from, at most
+MAX_SEEDS = 256
 # A job's timeout: its budget at this many nodes a second, a second more, for each position,
 # and these seconds to start; a job that ran longer was ended, so no result records more.
 SLOWEST_NODES_PER_SECOND = 200_000
@@ -246,11 +250,30 @@ def below_root(moves: str, proof: Proof) -> bool:
 
 
 def read_job(path: str, job_id: int, proof: Proof) -> Job:
-    """A job file: `# vier prove job <id>: vier solve <args>`, then one position a line."""
+    """A job file: `# vier prove job <id>: vier solve <args>`, what earlier jobs learnt below
+    its positions (`<moves> <score>|>=t|<=u 0 0 LEARNT`, at most MAX_SEEDS), then one position
+    a line."""
     lines = read_file(path, MAX_JOB).split("\n")
     if lines[-1] != "":
         raise Damaged(path, len(lines), "cut short (no newline at its end)")
-    head, positions = lines[0], lines[1:-1]
+    head, rest = lines[0], lines[1:-1]
+    seeds = 0
+    while seeds < len(rest) and " " in rest[seeds]:
+        seeds += 1
+    if seeds > MAX_SEEDS:
+        raise Damaged(path, None, f"{seeds} learnt lines, more than {MAX_SEEDS}")
+    for n, line in enumerate(rest[:seeds], start=2):
+        words = line.split(" ")
+        if len(words) != 5 or words[2:] != ["0", "0", "LEARNT"]:
+            raise Damaged(path, n, "not a learnt line")
+        value = words[1][2:] if words[1].startswith((">=", "<=")) else words[1]
+        try:
+            bound = score_bound(words[0], proof)
+            whole_number(value, -bound, bound, "a learnt score")
+        except ValueError as e:
+            raise Damaged(path, n, str(e)) from None
+        check_position(path, n, words[0], proof)
+    positions = rest[seeds:]
     prefix = f"# vier prove job {job_id}: vier solve "
     if not head.startswith(prefix):
         raise Damaged(path, 1, f"its first line is not '{prefix}...'")
@@ -288,7 +311,7 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
         raise Damaged(path, 1, str(e)) from None
     if not 1 <= len(positions) <= MAX_POSITIONS_PER_JOB:
         raise Damaged(path, None, f"{len(positions)} positions, not 1..{MAX_POSITIONS_PER_JOB}")
-    for n, moves in enumerate(positions, start=2):
+    for n, moves in enumerate(positions, start=2 + seeds):
         check_position(path, n, moves, proof)
         if positions.count(moves) > 1:
             raise Damaged(path, n, f"'{moves}' twice")
@@ -307,7 +330,8 @@ def read_result(path: str, job: Job, proof: Proof) -> None:
     """A job's result file, checked against its job (as vier prove's check_run does): each
     position's line once, `<moves> >=t|<=t-1 <nodes> <micros>` or `<moves> - <nodes> <micros>
     UNPROVEN within <budget> nodes`, each of those followed by what its search learnt below it
-    (`<moves> <score>|>=t|<=u 0 0 LEARNT`, 1 to --learnt moves below), then `vier-prove job <id>
+    (`<moves> <score>|>=t|<=u 0 0 LEARNT`, 1 to --learnt moves below, at most MAX_DEEP_LEARNT
+    deeper), then `vier-prove job <id>
     exit <0|3>`. Fills in the job's nodes, micros and unproven positions."""
     lines = read_file(path, MAX_RESULT).split("\n")
     if lines[-1] != "":
@@ -317,6 +341,7 @@ def read_result(path: str, job: Job, proof: Proof) -> None:
     status = None
     # the position of the last line, if it was not proven: learnt lines are below it
     open_above: str | None = None
+    deep = 0
     for n, line in enumerate(lines, start=1):
         if status is not None:
             raise Damaged(path, n, "a line after the job's last line")
@@ -330,13 +355,17 @@ def read_result(path: str, job: Job, proof: Proof) -> None:
                 status = whole_number(words[4], -(1 << 31), (1 << 31) - 1, "exit status")
                 continue
             if len(words) == 5 and words[4] == "LEARNT":
-                check_learnt_line(words, open_above, job, proof)
+                deep += check_learnt_line(words, open_above, job, proof)
+                if deep > MAX_DEEP_LEARNT:
+                    raise ValueError(f"more than {MAX_DEEP_LEARNT} learnt lines deeper than "
+                                     f"{job.learnt} moves")
                 check_position(path, n, words[0], proof)
                 continue
             moves, found = parse_result_line(words, job, proof)
         except ValueError as e:
             raise Damaged(path, n, str(e)) from None
         open_above = moves if found is None else None
+        deep = 0
         if moves not in job.positions:
             raise Damaged(path, n, f"'{shown(moves)}' is not a position of job {job.id}")
         if moves in seen:
@@ -361,18 +390,21 @@ def read_result(path: str, job: Job, proof: Proof) -> None:
 
 def check_learnt_line(words: list[str], above: str | None, job: Job, proof: Proof) -> None:
     """A learnt line, `<moves> <score>|>=t|<=u 0 0 LEARNT`: right after the line of a position
-    of the job not proven, 1 to the job's --learnt moves below it, a score or bound in range."""
+    of the job not proven, 1 to the job's --learnt moves below it (or deeper, at most
+    MAX_DEEP_LEARNT of those a position), a score or bound in range. Returns whether it is a
+    deeper one."""
     moves, found, nodes, micros, _ = words
     if above is None:
         raise ValueError("a learnt line not after a position not proven")
     prefix = "" if above == "-" else above
-    if not (moves.startswith(prefix) and 1 <= len(moves) - len(prefix) <= job.learnt):
-        raise ValueError(f"'{shown(moves)}' is not 1 to {job.learnt} moves below '{above}'")
+    if not (job.learnt >= 1 and moves.startswith(prefix) and len(moves) > len(prefix)):
+        raise ValueError(f"'{shown(moves)}' is not below '{above}' (--learnt {job.learnt})")
     if (nodes, micros) != ("0", "0"):
         raise ValueError("a learnt line with nodes of its own")
     value = found[2:] if found.startswith((">=", "<=")) else found
     bound = score_bound(moves, proof)
     whole_number(value, -bound, bound, "a learnt score")
+    return len(moves) - len(prefix) > job.learnt
 
 
 def parse_result_line(words: list[str], job: Job, proof: Proof) -> tuple[str, str | None]:

@@ -9,8 +9,8 @@
 use crate::board::{AnyPosition, Size};
 use crate::engine::settings::{BUDGET, THREADS};
 use crate::engine::{
-    Answer, Book, Budget, EngineError, Found, Handle, Question, Settings, SolveLine, SolverPool,
-    MAX_LEARNT_PLIES,
+    Answer, Below, Book, Budget, EngineError, Found, Handle, Question, Settings, SolveLine,
+    SolverPool, MAX_LEARNT_PLIES,
 };
 use crate::notation;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -232,6 +232,7 @@ pub fn run(
     };
     let mut sum = SolveSummary::default();
     let progress = Progress::start(opts.progress);
+    let mut seeds: Vec<Seed> = Vec::new();
     for (i, line) in input.lines().enumerate() {
         let line = match line {
             Ok(l) => l,
@@ -242,6 +243,18 @@ pub fn run(
             }
             Err(e) => return Err(e),
         };
+        if line.trim_end().ends_with(" LEARNT") {
+            // what an earlier search proved: the positions after it that it lies below start
+            // from it
+            match seed_of(line.trim(), opts, seeds.len()) {
+                Ok(seed) => seeds.push(seed),
+                Err(e) => {
+                    sum.errors += 1;
+                    writeln!(out, "error: line {}: {e}", i + 1)?;
+                }
+            }
+            continue;
+        }
         let mut tokens = line.split_whitespace();
         let Some(moves) = tokens.next() else { continue };
         if moves.starts_with('#') {
@@ -268,7 +281,13 @@ pub fn run(
         };
         let handle = Handle::within(opts.budget).with_nodes(opts.node_budget);
         let (proof, learnt) = progress.watch(moves, &handle, || {
-            pool.ask_learning(&pos, question, &handle, opts.learnt)
+            pool.ask_learning(
+                &pos,
+                question,
+                &handle,
+                opts.learnt,
+                &below(&seeds, moves_str, width),
+            )
         });
         let (found, score, proof) = match proof {
             Ok(proof) => match &proof.answer {
@@ -368,6 +387,64 @@ pub fn run(
         }
     }
     Ok(sum)
+}
+
+/// The most `LEARNT` lines one run reads: enough for a job of `vier prove` (a few hundred), and
+/// a bound on what input can make it keep.
+pub const MAX_SEEDS: usize = 1 << 16;
+
+/// A learnt line read: the position's columns (0-based, from the empty board) and its bounds in
+/// the question's terms.
+struct Seed {
+    columns: Vec<usize>,
+    lo: Option<i32>,
+    hi: Option<i32>,
+}
+
+/// A learnt line as `--learnt` prints them, checked as every result line is, of a position on
+/// the board of the run; the `kept`-th one read.
+fn seed_of(line: &str, opts: &SolveOptions, kept: usize) -> Result<Seed, String> {
+    if kept >= MAX_SEEDS {
+        return Err(format!("more than {MAX_SEEDS} learnt lines"));
+    }
+    let l = SolveLine::parse(line, opts.size, opts.weak)?;
+    if l.moves == "-" {
+        return Err("a learnt line of the empty board, which is below nothing".into());
+    }
+    if !l.learnt || (l.nodes, l.micros) != (0, 0) {
+        return Err("not a learnt line: `<moves> <bound> 0 0 LEARNT`".into());
+    }
+    AnyPosition::from_moves(opts.size, &l.moves).map_err(|e| e.to_string())?;
+    let (lo, hi) = match l.found {
+        Found::Score(v) => (Some(v), Some(v)),
+        Found::AtLeast(t) => (Some(t), None),
+        Found::AtMost(u) => (None, Some(u)),
+        _ => return Err("a learnt line without a bound".into()),
+    };
+    let columns = notation::parse_moves(&l.moves, opts.size.width())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|(_, c)| c - 1)
+        .collect();
+    Ok(Seed { columns, lo, hi })
+}
+
+/// The seeds strictly below the position `moves` (a move string on a board `width` wide, `""`
+/// for the empty board), as columns from it.
+fn below(seeds: &[Seed], moves: &str, width: usize) -> Vec<Below> {
+    let Ok(from) = notation::parse_moves(moves, width) else {
+        return Vec::new();
+    };
+    let from: Vec<usize> = from.into_iter().map(|(_, c)| c - 1).collect();
+    seeds
+        .iter()
+        .filter(|s| s.columns.len() > from.len() && s.columns.starts_with(&from))
+        .map(|s| Below {
+            columns: s.columns[from.len()..].to_vec(),
+            lo: s.lo,
+            hi: s.hi,
+        })
+        .collect()
 }
 
 /// The position being proven, as the progress thread sees it.

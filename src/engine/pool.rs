@@ -69,9 +69,9 @@ pub struct SolverPool {
     threads: usize,
 }
 
-/// A question, and how many moves below the position to look for what it proved if it is cut
-/// short.
-struct Ask<'a>(&'a mut Solver, Question, u32);
+/// A question, how many moves below the position to look for what it proved if it is cut
+/// short, and what earlier searches proved below it (in the question's terms).
+struct Ask<'a>(&'a mut Solver, Question, u32, &'a [Below]);
 
 impl PositionJob for Ask<'_> {
     type Output = (Result<Answer, Stopped>, Vec<Below>);
@@ -79,7 +79,19 @@ impl PositionJob for Ask<'_> {
         self,
         p: Position<W, H, B>,
     ) -> (Result<Answer, Stopped>, Vec<Below>) {
-        let Ask(s, q, plies) = self;
+        let Ask(s, q, plies, seeds) = self;
+        let weak = matches!(
+            q,
+            Question::Solve { weak: true }
+                | Question::AtLeast { weak: true, .. }
+                | Question::Analyse { weak: true }
+        );
+        if weak {
+            let seeds: Vec<Below> = seeds.iter().cloned().map(score_bounds).collect();
+            s.seed(&p, &seeds);
+        } else {
+            s.seed(&p, seeds);
+        }
         let answer = (|| {
             Ok(match q {
                 Question::Solve { weak: false } => Answer::Score(s.solve(&p)?),
@@ -102,6 +114,14 @@ impl PositionJob for Ask<'_> {
         };
         (answer, learnt)
     }
+}
+
+/// Win (1) / draw (0) / loss (-1) bounds as the exact-score bounds they are: a win scores 1 or
+/// more, a loss -1 or less.
+fn score_bounds(b: Below) -> Below {
+    let lo = b.lo.filter(|&l| l > -1).map(|l| l.min(1));
+    let hi = b.hi.filter(|&h| h < 1).map(|h| h.max(-1));
+    Below { lo, hi, ..b }
 }
 
 /// Exact-score bounds as win (1) / draw (0) / loss (-1) bounds, where they say more than that
@@ -204,25 +224,27 @@ impl SolverPool {
         question: Question,
         handle: &Handle,
     ) -> Result<Solved<Answer>, EngineError> {
-        self.ask_learning(p, question, handle, 0).0
+        self.ask_learning(p, question, handle, 0, &[]).0
     }
 
     /// [`SolverPool::ask`], and when the handle ends a score's or a bound's proof first, what
     /// it proved of the positions 1 to `plies` moves below `p` (in the question's terms: with
     /// `weak`, 1 / 0 / -1), so that the work is not lost: `vier prove` starts its next jobs
-    /// from it.
+    /// from it. The search starts from `seeds`, what earlier ones proved below `p` (as they
+    /// gave it, in the question's terms).
     pub fn ask_learning(
         &self,
         p: &AnyPosition,
         question: Question,
         handle: &Handle,
         plies: u32,
+        seeds: &[Below],
     ) -> (Result<Solved<Answer>, EngineError>, Vec<Below>) {
         if matches!(question, Question::Solve { .. } | Question::AtLeast { .. }) && p.is_game_over()
         {
             return (Err(game_over("there is nothing to solve")), Vec::new());
         }
-        let proof = self.with_solver(handle, |s| p.run(Ask(s, question, plies)));
+        let proof = self.with_solver(handle, |s| p.run(Ask(s, question, plies, seeds)));
         match proof.answer {
             (Ok(_), _) => (Ok(proof.map(|(a, _)| a.expect("matched Ok"))), Vec::new()),
             (Err(Stopped), learnt) => (Err(handle.ended(proof.nodes)), learnt),

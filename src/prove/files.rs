@@ -10,11 +10,11 @@ use std::path::Path;
 /// The most bytes of each kind of file.
 pub const MAX_PROOF: u64 = 4 << 10;
 pub const MAX_JOB: u64 = 64 << 10;
-/// A job's lines: 32 positions, each with up to 2 x (16 + 16^2) learnt lines of 40 bytes at
-/// most (`--learnt 2`), fit.
-pub const MAX_RESULT: u64 = 1 << 20;
+/// A job's lines: 32 positions, each with up to 2 x (16 + 16^2 + 64) learnt lines of 60 bytes
+/// at most (`--learnt 2`, and the deeper ones), fit.
+pub const MAX_RESULT: u64 = 2 << 20;
 /// A Slurm task's output: a job's lines, and what Slurm adds.
-pub const MAX_TASK: u64 = 2 << 20;
+pub const MAX_TASK: u64 = 4 << 20;
 pub const MAX_EXPANDED: u64 = 16 << 20;
 pub const MAX_CERTIFICATE: u64 = 64 << 20;
 

@@ -2,8 +2,8 @@
 //! position is in, so that a result line (which names its position, not its job) finds its job.
 
 use super::jobs::{Job, JobId};
-use super::settings::LEARNT;
 use crate::bits::MAX_WIDTH;
+use crate::solve_line::MAX_DEEP_LEARNT;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -22,12 +22,14 @@ pub struct InFlight {
 
 impl InFlight {
     /// The most lines a run of the job may print before its last: one a position, and what it
-    /// learnt below each (a value, or two bounds, a position, up to `--learnt` moves below).
+    /// learnt below each (a value, or two bounds, a position, up to `--learnt` moves below, and
+    /// as many for the deeper ones).
     fn most_lines(&self) -> usize {
         let below: usize = (1..=self.job.learnt_plies())
             .map(|k| MAX_WIDTH.pow(k))
             .sum();
-        self.job.positions.len() * (1 + 2 * below)
+        let deep = if below > 0 { MAX_DEEP_LEARNT } else { 0 };
+        self.job.positions.len() * (1 + 2 * (below + deep))
     }
 
     fn push(&mut self, line: String) {
@@ -87,7 +89,8 @@ impl Flights {
     /// of a position above it, not proven (lines of several jobs may come mixed, but each job's
     /// in order). Whether a job has it.
     pub fn keep_learnt(&mut self, moves: &str, line: String) -> bool {
-        let above = (1..=LEARNT.max as usize).find_map(|k| {
+        // a learnt line may lie any number of moves below (the deep ones)
+        let above = (1..=moves.len()).find_map(|k| {
             let cut = moves.len().checked_sub(k)?;
             let p = if cut == 0 { "-" } else { moves.get(..cut)? };
             let j = self.owner.get(p)?;
@@ -183,8 +186,8 @@ mod tests {
         // 445 is job 2's, but it printed nothing yet: the line is job 1's, 2 moves below 44
         assert!(f.keep_learnt("4451", "4451 >=0 0 0 LEARNT".into()));
         assert!(
-            !f.keep_learnt("441234", "441234 >=0 0 0 LEARNT".into()),
-            "too deep"
+            f.keep_learnt("441234", "441234 >=0 0 0 LEARNT".into()),
+            "deeper than --learnt: what the search finished beside its line"
         );
         assert!(f.keep("445", true, "445 - 9 1 UNPROVEN within 4096 nodes".into()));
         assert!(f.keep_learnt("4451", "4451 >=0 0 0 LEARNT".into()));
@@ -193,7 +196,7 @@ mod tests {
             !f.keep_learnt("41", "41 >=0 0 0 LEARNT".into()),
             "4 was proven"
         );
-        assert_eq!(f.land(1).unwrap().lines.len(), 3);
+        assert_eq!(f.land(1).unwrap().lines.len(), 4);
         assert_eq!(f.land(2).unwrap().lines.len(), 2);
     }
 

@@ -2,10 +2,12 @@
 //! lines a job prints, read back strictly.
 //!
 //! A job file (`jobs/<id>.job`) is input for `vier solve`: a comment that says how to run it,
-//! then one move string a line.
+//! what earlier jobs learnt below its positions (their `LEARNT` lines: the search of each
+//! position starts from those below it), then one move string a line.
 //!
 //! ```text
 //! # vier prove job 17: vier solve --size 7x6 --weak --at-least 1 --no-book --hash 16 --budget-nodes 4194304
+//! 4453621 >=1 0 0 LEARNT
 //! 4453
 //! 44536
 //! ```
@@ -23,7 +25,7 @@
 use super::rules::Goal;
 use super::settings::LEARNT;
 use crate::board::Size;
-use crate::solve_line::{Budget, Found, SolveLine};
+use crate::solve_line::{Budget, Found, SolveLine, MAX_DEEP_LEARNT};
 
 /// A job's number: its file `jobs/<id>.job`.
 pub type JobId = u64;
@@ -37,8 +39,13 @@ pub struct Job {
     pub id: JobId,
     /// The arguments of `vier solve`.
     pub args: Vec<String>,
+    /// What earlier jobs learnt below its positions, their `LEARNT` lines as they printed them.
+    pub seeds: Vec<String>,
     pub positions: Vec<String>,
 }
+
+/// The most learnt lines a job starts from: those nearest its positions first.
+pub const MAX_SEEDS: usize = 256;
 
 impl Job {
     /// A job of `positions` on `size`, each within `budget` nodes (none: no limit) with a
@@ -66,8 +73,17 @@ impl Job {
         Job {
             id,
             args,
+            seeds: Vec::new(),
             positions,
         }
+    }
+
+    /// The job, starting from `seeds` (learnt lines of positions below its own; at most
+    /// [`MAX_SEEDS`] are kept).
+    pub fn seeded(mut self, mut seeds: Vec<String>) -> Job {
+        seeds.truncate(MAX_SEEDS);
+        self.seeds = seeds;
+        self
     }
 
     /// The job file's text.
@@ -77,11 +93,14 @@ impl Job {
             self.id,
             self.args.join(" ")
         );
-        for p in &self.positions {
-            s.push_str(p);
-            s.push('\n');
-        }
+        s.push_str(&self.input());
         s
+    }
+
+    /// What its `vier solve` reads: the learnt lines, then the positions, a line each.
+    pub fn input(&self) -> String {
+        let lines = self.seeds.iter().chain(&self.positions);
+        lines.map(|l| format!("{l}\n")).collect()
     }
 
     /// Reads a job file back.
@@ -96,9 +115,14 @@ impl Job {
         if args.iter().any(|a| !plain(a)) {
             return Err("its arguments hold characters a job never has".into());
         }
-        let positions: Vec<String> = lines.map(str::to_string).collect();
+        let lines: Vec<String> = lines.map(str::to_string).collect();
+        let seeds = lines.iter().take_while(|l| l.contains(' ')).count();
+        let (seeds, positions) = (lines[..seeds].to_vec(), lines[seeds..].to_vec());
         if positions.is_empty() || positions.iter().any(|p| p.is_empty() || !plain(p)) {
             return Err("its positions are not one move string a line".into());
+        }
+        if seeds.len() > MAX_SEEDS || !seeds.iter().all(|l| seed_shaped(l)) {
+            return Err("its learnt lines are not what a job learns".into());
         }
         if !text.ends_with('\n') {
             return Err("it is cut short".into());
@@ -106,6 +130,7 @@ impl Job {
         Ok(Job {
             id,
             args,
+            seeds,
             positions,
         })
     }
@@ -152,9 +177,15 @@ impl Job {
     /// The shell command that runs the job with the `vier` at `vier` and prints its lines: the
     /// positions travel in the command itself, so it runs on any machine that has a vier.
     pub fn command(&self, vier: &str) -> String {
+        let lines: Vec<String> = self
+            .seeds
+            .iter()
+            .map(|l| shell_word(l))
+            .chain(self.positions.iter().cloned())
+            .collect();
         format!(
             "printf '%s\\n' {} | {} solve {} 2>/dev/null; echo \"{DONE} {} exit $?\"",
-            self.positions.join(" "),
+            lines.join(" "),
             shell_word(vier),
             self.args.join(" "),
             self.id
@@ -165,6 +196,17 @@ impl Job {
 /// The last line of a job, as a runner that runs it without a shell writes it.
 pub fn done_line(id: JobId, status: i32) -> String {
     format!("{DONE} {id} exit {status}")
+}
+
+/// A learnt line's shape, `<moves> <score>|>=t|<=u 0 0 LEARNT` in words a shell reads plainly
+/// (the numbers are `vier solve`'s to check, as it checks every line it reads).
+fn seed_shaped(l: &str) -> bool {
+    let w: Vec<&str> = l.split(' ').collect();
+    let bound = |b: &str| {
+        let n = b.strip_prefix(">=").or(b.strip_prefix("<=")).unwrap_or(b);
+        !n.is_empty() && plain(n)
+    };
+    matches!(w[..], [m, b, "0", "0", "LEARNT"] if plain(m) && bound(b))
 }
 
 /// Characters of move strings, numbers and options: nothing a shell would read specially.
@@ -248,13 +290,15 @@ pub use crate::solve_line::number;
 /// The lines of one job's run, checked against the job: every position once, each line whole,
 /// the last line its own with a status that fits (0, or 3 when a position is unproven), and
 /// each learnt line right after the line of an unproven position of the job that it is 1 to
-/// [`Job::learnt_plies`] moves below. The results in the job's order, then the learnt ones.
+/// [`Job::learnt_plies`] moves below (at most [`MAX_DEEP_LEARNT`] of them deeper). The results in the job's order, then the learnt ones.
 pub fn check_run(job: &Job, lines: &[String], size: Size, goal: Goal) -> Result<Vec<Line>, String> {
     let mut results: Vec<Option<Line>> = vec![None; job.positions.len()];
     let mut learnt = Vec::new();
     let mut status = None;
     // the job's position whose lines come now, if it was not proven: learnt lines are below it
     let mut unproven: Option<&str> = None;
+    // its learnt lines deeper than the job's `--learnt`
+    let mut deep = 0;
     for (i, l) in lines.iter().enumerate() {
         let at = |e: String| format!("line {}: {e}", i + 1);
         match parse_line(l, size, goal).map_err(at)? {
@@ -268,10 +312,19 @@ pub fn check_run(job: &Job, lines: &[String], size: Size, goal: Goal) -> Result<
                 let below = unproven
                     .and_then(|p| moves.strip_prefix(if p == "-" { "" } else { p }))
                     .map_or(0, |rest| rest.chars().count());
-                if !(1..=job.learnt_plies() as usize).contains(&below) {
+                if below == 0 || job.learnt_plies() == 0 {
                     return Err(at(format!(
                         "'{moves}' is not below the unproven position before it"
                     )));
+                }
+                if below > job.learnt_plies() as usize {
+                    deep += 1;
+                    if deep > MAX_DEEP_LEARNT {
+                        return Err(at(format!(
+                            "more than {MAX_DEEP_LEARNT} learnt lines deeper than {} moves",
+                            job.learnt_plies()
+                        )));
+                    }
                 }
                 learnt.push(r);
             }
@@ -302,6 +355,7 @@ pub fn check_run(job: &Job, lines: &[String], size: Size, goal: Goal) -> Result<
                     return Err(at(format!("'{moves}' twice")));
                 }
                 unproven = bounds.is_none().then_some(job.positions[k].as_str());
+                deep = 0;
                 results[k] = Some(r);
             }
             _ => return Err(at("after the job's last line".into())),
@@ -522,9 +576,8 @@ mod tests {
             v
         };
         for bad in [
-            // below a position proven, too deep, not below it, the position itself
+            // below a position proven, not below it, the position itself
             with(4, "41 >=0 0 0 LEARNT"),
-            with(1, "4453123 >=0 0 0 LEARNT"),
             with(1, "4454 >=0 0 0 LEARNT"),
             with(1, "4453 >=0 0 0 LEARNT"),
             // before the unproven line, with nodes, after the last line
@@ -539,5 +592,47 @@ mod tests {
         }
         // a job that did not ask for them takes none
         assert!(check_run(&job(), &good, j_size(), Goal::Weak).is_err());
+        // deeper than --learnt: up to MAX_DEEP_LEARNT of them a position
+        let deep = |n: usize| {
+            let mut v = good.clone();
+            for _ in 0..n {
+                v.insert(1, "4453123 >=0 0 0 LEARNT".to_string());
+            }
+            v
+        };
+        assert!(check_run(&j, &deep(MAX_DEEP_LEARNT), j_size(), Goal::Weak).is_ok());
+        assert!(check_run(&j, &deep(MAX_DEEP_LEARNT + 1), j_size(), Goal::Weak).is_err());
+    }
+
+    #[test]
+    fn a_job_carries_what_earlier_jobs_learnt_before_its_positions() {
+        let j = job().seeded(vec![
+            "44531 >=1 0 0 LEARNT".into(),
+            "44532 <=0 0 0 LEARNT".into(),
+        ]);
+        let text = j.file_text();
+        assert!(text.contains("\n44531 >=1 0 0 LEARNT\n44532 <=0 0 0 LEARNT\n4453\n-\n"));
+        assert_eq!(Job::parse_file(17, &text), Ok(j.clone()));
+        assert!(j
+            .command("vier")
+            .starts_with("printf '%s\\n' '44531 >=1 0 0 LEARNT' '44532 <=0 0 0 LEARNT' 4453 - |"));
+        for bad in [
+            "44531 >=1 0 0 LEARNT;rm",
+            "44531 >=1 5 0 LEARNT",
+            "44531 >=1 0 0",
+            "44531 >= 0 0 LEARNT",
+            "4'4 >=1 0 0 LEARNT",
+        ] {
+            let t = text.replace("44531 >=1 0 0 LEARNT", bad);
+            assert!(Job::parse_file(17, &t).is_err(), "{bad}");
+        }
+        // seeds after a position are not a job file's
+        let t = text.replace(
+            "44532 <=0 0 0 LEARNT\n4453\n",
+            "4453\n44532 <=0 0 0 LEARNT\n",
+        );
+        assert!(Job::parse_file(17, &t).is_err());
+        let many = job().seeded(vec!["44531 >=1 0 0 LEARNT".into(); MAX_SEEDS + 5]);
+        assert_eq!(many.seeds.len(), MAX_SEEDS);
     }
 }

@@ -7,7 +7,8 @@
 //! question the proof asks of its positions ([`jobs`]), and hands it to the dispatcher
 //! ([`dispatch`]), which runs it on a runner ([`runner`]), reads back the lines it prints
 //! ([`flight`]) and runs it again where they do not check. A position not proven within its
-//! budget is expanded and its children handed out. Everything it knows is in the state folder
+//! budget is expanded and its children handed out, and what its search learnt below it is kept
+//! ([`seeds`]) for the jobs below. Everything it knows is in the state folder
 //! ([`state`], read back by [`resume`]): killed at any moment and started again, it goes on;
 //! [`report`] tells how far it is. At the end the folder holds a certificate ([`cert`]), which
 //! [`verify`] ([`verifier`]) checks again without trusting the run: it recomputes the back-up
@@ -23,6 +24,7 @@ pub mod report;
 pub mod resume;
 pub mod rules;
 pub mod runner;
+pub mod seeds;
 pub mod settings;
 pub mod state;
 pub mod tree;

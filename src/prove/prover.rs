@@ -7,6 +7,7 @@ use super::report::{discs_of, progress, Totals};
 use super::resume::{facts_of, load, Loaded};
 use super::rules::{describe, position};
 use super::runner::RunnerSpec;
+use super::seeds::Seeds;
 use super::settings::{self, DEFAULT_BUDGET, JOB_HASH_MB};
 use super::state::{Proof, State};
 use super::tree::{Fact, Tree};
@@ -81,6 +82,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         mut next_id,
         last,
         notes,
+        mut seeds,
     } = load(&state, true)?;
     // a job file's budget only within the range (a state file is checked as any input)
     let budget = opts
@@ -164,7 +166,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         // hand out work until the runner has enough
         while d.in_flight() + d.waiting() < opts.jobs {
             let Some(job) = new_jobs
-                .next(&state, &mut tree, &mut totals, next_id)
+                .next(&state, &mut tree, &mut totals, &seeds, next_id)
                 .map_err(io_err)?
             else {
                 break;
@@ -207,6 +209,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
                 tree.learn(k, fact);
             }
             totals.add(&f.results, new_jobs.root_discs);
+            seeds.add(&f.results);
             cancel_unneeded(&mut tree, &mut d, &mut totals);
         }
         if last_report.elapsed() >= opts.report_every {
@@ -243,13 +246,15 @@ struct NewJobs {
 
 impl NewJobs {
     /// The next job, numbered `id`, of the most proving open leaves that ask one question (a
-    /// job asks one), handed out in the tree; `None` when no leaf is open. A leaf at a depth
-    /// where most jobs fail is expanded at once instead (noted in the state folder).
+    /// job asks one), handed out in the tree, starting from what earlier jobs learnt below them
+    /// (`seeds`); `None` when no leaf is open. A leaf at a depth where most jobs fail is
+    /// expanded at once instead (noted in the state folder).
     fn next(
         &self,
         state: &State,
         tree: &mut Tree,
         totals: &mut Totals,
+        seeds: &Seeds,
         id: JobId,
     ) -> std::io::Result<Option<Job>> {
         let mut picked = Vec::new();
@@ -278,7 +283,9 @@ impl NewJobs {
         let (size, goal) = (p.size, p.goal);
         let budget = Some(self.budget);
         Ok(Some(
-            Job::new(id, size, goal, asks, self.hash_mb, budget, picked).keeping(self.learnt),
+            Job::new(id, size, goal, asks, self.hash_mb, budget, picked.clone())
+                .keeping(self.learnt)
+                .seeded(seeds.below(&picked)),
         ))
     }
 }

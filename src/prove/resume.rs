@@ -4,6 +4,7 @@
 use super::jobs::{check_run, Job, JobId, Line};
 use super::report::{discs_of, Totals};
 use super::rules::{examine, position, Goal};
+use super::seeds::Seeds;
 use super::state::State;
 use super::tree::{Fact, Known, Tree};
 use std::collections::HashMap;
@@ -53,6 +54,8 @@ pub struct Loaded {
     /// The job written last: a proof started again goes on with its budget and table.
     pub last: Option<Job>,
     pub notes: Vec<String>,
+    /// What the jobs that ran out of budget learnt.
+    pub seeds: Seeds,
 }
 
 /// The facts a job's results give, with each position's key.
@@ -99,6 +102,7 @@ pub fn load(state: &State, repair: bool) -> Result<Loaded, String> {
     let mut facts: HashMap<u128, Known> = HashMap::new();
     let mut done = std::collections::HashSet::new();
     let mut totals = Totals::default();
+    let mut seeds = Seeds::default();
     let mut results = state.results().map_err(err)?;
     results.sort_by_key(|r| r.0);
     for (id, lines) in results {
@@ -114,6 +118,7 @@ pub fn load(state: &State, repair: bool) -> Result<Loaded, String> {
                     facts.entry(k).or_default().add(f);
                 }
                 totals.add(&r, discs_of(&proof.root));
+                seeds.add(&r);
                 done.insert(id);
             }
             Err(e) => {
@@ -196,5 +201,6 @@ pub fn load(state: &State, repair: bool) -> Result<Loaded, String> {
         next_id,
         last,
         notes,
+        seeds,
     })
 }

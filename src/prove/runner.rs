@@ -253,7 +253,7 @@ fn run_local(
         .unwrap_or_else(|e| e.into_inner())
         .insert(job.id, child.id());
     if let Some(mut stdin) = child.stdin.take() {
-        let text: String = job.positions.iter().map(|p| format!("{p}\n")).collect();
+        let text = job.input();
         let _ = stdin.write_all(text.as_bytes());
     }
     if let Some(out) = child.stdout.take() {

@@ -88,6 +88,11 @@ pub struct Solver {
     steps_root: bool,
     /// With helpers, positions with fewer discs than this are marked busy ([`settings::BUSY_PLIES`]).
     busy_plies: u32,
+    /// The columns of the line the last root search was on when it was cut short, deepest
+    /// first (from the position searched after the root's forced moves; emptied as each root
+    /// search starts, so at most a line): where [`Solver::bounds_below`] looks for the proofs
+    /// it finished beside that line.
+    stop_line: Vec<u8>,
     #[cfg(feature = "stats")]
     stats: stats::Stats,
 }
@@ -134,6 +139,7 @@ impl Solver {
             near_plies: NearPlies::ALONE.narrow,
             steps_root: false,
             busy_plies: BUSY_PLIES,
+            stop_line: Vec::new(),
             #[cfg(feature = "stats")]
             stats: stats::Stats::default(),
         }

@@ -2,7 +2,8 @@
 //! the hints ask of the solver at a root (every column's score, a move that keeps the value,
 //! what can be proven within a time).
 
-use super::keys::{key_of, oriented};
+use super::keys::{column_cells, key_of, oriented};
+use super::settings::{DEEP_LEARNT, SEED_WORK};
 use super::{Solver, Stopped, ALL};
 use crate::bits::Bitboard;
 use crate::board::{Geometry, Position};
@@ -283,18 +284,24 @@ impl Solver {
     /// What the table holds of the positions 1 to `plies` moves below `p`: for each (once, by
     /// the first columns in centre-first order that reach it), the columns from `p` and the
     /// exact-score bounds the searches that stored it proved, each `None` where the table says
-    /// no more than the position's range does. A search cut short leaves these proofs behind
-    /// (nothing is stored of a search that did not end): a proof that hands out those positions
-    /// next starts from them instead of again from nothing.
+    /// no more than the position's range does. Then, deeper, the proofs the last search finished
+    /// beside the line it was on when it was cut short ([`Solver::bounds_beside_line`]). A
+    /// search cut short leaves these proofs behind (nothing is stored of a search that did not
+    /// end): a proof that hands out those positions next starts from them instead of again from
+    /// nothing. Nothing when `plies` is 0.
     pub fn bounds_below<const W: usize, const H: usize, B: Bitboard>(
         &self,
         p: &Position<W, H, B>,
         plies: u32,
     ) -> Vec<Below> {
         let mut out = Vec::new();
+        if plies == 0 {
+            return out;
+        }
         let mut seen = std::collections::HashSet::new();
         let mut path = Vec::new();
         self.bounds_under(p, plies, &mut path, &mut seen, &mut out);
+        out.extend(self.bounds_beside_line(p, &mut seen));
         out
     }
 
@@ -309,7 +316,6 @@ impl Solver {
         if plies == 0 || p.is_game_over() {
             return;
         }
-        let cells = (W * H) as i32;
         for c in column_order::<W>() {
             if !p.can_play(c) {
                 continue;
@@ -321,21 +327,127 @@ impl Solver {
                 continue;
             }
             path.push(c);
-            let (min, max) = score::range(cells, child.moves() as i32);
-            if let Some(e) = self.table_for(child.moves()).probe(key) {
-                let lo = (e.lower > min).then_some(e.lower.min(max));
-                let hi = (e.upper < max).then_some(e.upper.max(min));
-                if lo.is_some() || hi.is_some() {
-                    out.push(Below {
-                        columns: path.clone(),
-                        lo,
-                        hi,
-                    });
-                }
+            if let Some((b, _)) = self.bound_of(&child, path) {
+                out.push(b);
             }
             self.bounds_under(&child, plies - 1, path, seen, out);
             path.pop();
         }
+    }
+
+    /// The table's bounds on `q`, reached by `columns`, with the work that proved them, where
+    /// they say more than `q`'s range.
+    fn bound_of<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+        q: &Position<W, H, B>,
+        columns: &[usize],
+    ) -> Option<(Below, u32)> {
+        let (min, max) = score::range((W * H) as i32, q.moves() as i32);
+        let e = self.table_for(q.moves()).probe(key_of(q).0)?;
+        let lo = (e.lower > min).then_some(e.lower.min(max));
+        let hi = (e.upper < max).then_some(e.upper.max(min));
+        (lo.is_some() || hi.is_some()).then(|| {
+            let columns = columns.to_vec();
+            (Below { columns, lo, hi }, e.work)
+        })
+    }
+
+    /// The positions the last search, cut short, proved beside the line it was on: at each
+    /// position of that line, the children it had finished (after their forced moves, where
+    /// the search stores them), the costliest [`DEEP_LEARNT`] of them with their bounds and the
+    /// columns from `p`. The proofs below those are in them; the positions on the line itself
+    /// have none (their searches did not end).
+    fn bounds_beside_line<const W: usize, const H: usize, B: Bitboard>(
+        &self,
+        p: &Position<W, H, B>,
+        seen: &mut std::collections::HashSet<B>,
+    ) -> Vec<Below> {
+        let mut found: Vec<(Below, u32)> = Vec::new();
+        let (mut x, mut path) = (*p, Vec::new());
+        if !forced_through(&mut x, &mut path) {
+            return Vec::new();
+        }
+        for &on in self.stop_line.iter().rev() {
+            let on = on as usize;
+            for c in (0..W).filter(|&c| c != on && x.can_play(c)) {
+                let (mut y, mut cols) = (x, path.clone());
+                y.play_col(c);
+                cols.push(c);
+                if y.is_game_over() || !forced_through(&mut y, &mut cols) {
+                    continue;
+                }
+                if seen.insert(key_of(&y).0) {
+                    found.extend(self.bound_of(&y, &cols));
+                }
+            }
+            if !x.can_play(on) {
+                break;
+            }
+            x.play_col(on);
+            path.push(on);
+            if x.is_game_over() || !forced_through(&mut x, &mut path) {
+                break;
+            }
+        }
+        // the costliest first, the nearest first among equals
+        found.sort_by_key(|(b, work)| (std::cmp::Reverse(*work), b.columns.len()));
+        found.truncate(DEEP_LEARNT);
+        found.into_iter().map(|(b, _)| b).collect()
+    }
+
+    /// Stores bounds an earlier search proved of positions below `p` (as
+    /// [`Solver::bounds_below`] gives them), so that the next search of `p` starts from them;
+    /// their work ([`SEED_WORK`]) keeps them in the table. Columns that cannot be played from
+    /// `p` are passed over. Call it after [`Solver::clear`], before the search.
+    pub fn seed<const W: usize, const H: usize, B: Bitboard>(
+        &mut self,
+        p: &Position<W, H, B>,
+        below: &[Below],
+    ) {
+        // the table a position goes to depends on the board: as the search will choose it
+        self.near_plies = self.near_from.on(W);
+        for b in below {
+            let mut q = *p;
+            let playable = b.columns.iter().all(|&c| {
+                let ok = c < W && !q.is_game_over() && q.can_play(c);
+                if ok {
+                    q.play_col(c);
+                }
+                ok
+            });
+            if !playable || b.columns.is_empty() {
+                continue;
+            }
+            let (key, _) = key_of(&q);
+            let (lo, hi) = (b.lo.unwrap_or(i32::MIN), b.hi.unwrap_or(i32::MAX));
+            self.store(q.moves(), key, lo, hi, None, SEED_WORK);
+        }
+    }
+}
+
+/// Plays `p`'s forced moves (each the only one that does not lose at once) as the search does
+/// before it stores a position, adding their columns to `path`; false when the game ends on the
+/// way or a loss is certain (the search stores nothing there).
+fn forced_through<const W: usize, const H: usize, B: Bitboard>(
+    p: &mut Position<W, H, B>,
+    path: &mut Vec<usize>,
+) -> bool {
+    loop {
+        if p.is_game_over() || p.can_win_next() {
+            return false;
+        }
+        let next = p.non_losing_moves_against(p.opponent_winning_cells());
+        if next.is_zero() || p.moves() as usize >= W * H - 2 {
+            return false;
+        }
+        if !(next & (next - B::ONE)).is_zero() {
+            return true;
+        }
+        let Some(c) = (0..W).find(|&c| !(next & column_cells::<W, H, B>(c)).is_zero()) else {
+            return false;
+        };
+        p.play(next);
+        path.push(c);
     }
 }
 

@@ -139,6 +139,8 @@ impl Solver {
         alpha: i32,
         beta: i32,
     ) -> i32 {
+        // only the line of the last search cut short is kept (see `stop_line`)
+        self.stop_line.clear();
         match self.resolve(*p, alpha, beta) {
             Resolved::Value(v) => v,
             Resolved::Search(o) if o.same => self.negamax(&o, alpha, beta),
@@ -352,6 +354,7 @@ impl Solver {
             };
             first = false;
             if self.stopped {
+                self.stop_line.push(col as u8);
                 if track {
                     self.busy_do(|b| b.leave(key));
                 }

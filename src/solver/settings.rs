@@ -112,6 +112,15 @@ pub const BUSY_PLIES: u32 = 22;
 /// thread is searching: enough that unrelated positions rarely share a slot near the root.
 pub const BUSY_BITS: u32 = 16;
 
+/// A search cut short hands back, beside what it proved of the positions right below its root,
+/// at most this many of the proofs it finished beside the line it was on, the costliest first:
+/// what a search below it would otherwise do again (`vier prove` hands them to the next jobs).
+pub const DEEP_LEARNT: usize = crate::solve_line::MAX_DEEP_LEARNT;
+
+/// The work ([`crate::tt`]) a bound handed in from an earlier search is stored with: more than
+/// any search of this one's can reach, so that the table keeps it until it is used.
+pub const SEED_WORK: u32 = 48;
+
 /// The most threads a solver runs: one in a build without the `threads` feature (the browser's).
 pub const MAX_THREADS: usize = if cfg!(feature = "threads") { 64 } else { 1 };
 

@@ -237,17 +237,32 @@ class DamagedFolders(unittest.TestCase):
         self.replace("results/000002.out", unproven, unproven + "41 >=0 0 0 LEARNT\n"
                      "412 -1 0 0 LEARNT\n")
         self.assertEqual(len(tool.read_state(self.dir).jobs), 4)
-        for bad, why in [("4123 >=0 0 0 LEARNT", "not 1 to 2 moves below '4'"),
-                         ("51 >=0 0 0 LEARNT", "not 1 to 2 moves below '4'"),
-                         ("41 >=0 7 0 LEARNT", "nodes of its own"),
-                         ("41 >=2 0 0 LEARNT", "not within -1..1")]:
+        for bad, at, why in [("51 >=0 0 0 LEARNT", 2, "not below '4'"),
+                             ("4 >=0 0 0 LEARNT", 2, "not below '4'"),
+                             ("4123 >=0 0 0 LEARNT\n" * 65 + "41 >=0 0 0 LEARNT", 66,
+                              "more than 64 learnt lines deeper than 2 moves"),
+                             ("41 >=0 7 0 LEARNT", 2, "nodes of its own"),
+                             ("41 >=2 0 0 LEARNT", 2, "not within -1..1")]:
             self.replace("results/000002.out", "41 >=0 0 0 LEARNT", bad)
-            self.assert_refused("results/000002.out:2:", why)
+            self.assert_refused(f"results/000002.out:{at}:", why)
             self.replace("results/000002.out", bad, "41 >=0 0 0 LEARNT")
+        # deeper than --learnt: what the search finished beside the line it was on
+        self.replace("results/000002.out", "412 -1", "4123 >=0 0 0 LEARNT\n412 -1")
+        self.assertEqual(len(tool.read_state(self.dir).jobs), 4)
         # only right after a position not proven
         self.replace("results/000004.out", "vier-prove job 4", "4441 >=0 0 0 LEARNT\n"
                      "vier-prove job 4")
         self.assert_refused("results/000004.out:2:", "not after a position not proven")
+
+    def test_a_job_starts_from_learnt_lines_before_its_positions_checked_as_any(self):
+        self.replace("jobs/000004.job", "\n444\n", "\n4441 >=0 0 0 LEARNT\n444\n")
+        self.assertEqual(len(tool.read_state(self.dir).jobs), 4)
+        for bad, why in [("4441 >=0 5 0 LEARNT", "not a learnt line"),
+                         ("4441 >=3 0 0 LEARNT", "not within -1..1"),
+                         ("44444441 >=0 0 0 LEARNT", "column 4 is full")]:
+            self.replace("jobs/000004.job", "4441 >=0 0 0 LEARNT", bad)
+            self.assert_refused("jobs/000004.job:2:", why)
+            self.replace("jobs/000004.job", bad, "4441 >=0 0 0 LEARNT")
 
     def test_a_budget_out_of_its_range_is_refused(self):
         self.replace("jobs/000002.job", "--budget-nodes 4096", "--budget-nodes 99")
