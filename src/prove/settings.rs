@@ -54,13 +54,14 @@ pub const SPLIT: Setting = Setting {
 };
 
 /// The nodes each position of a job may take: at least what one poll of the solver counts,
-/// at most about an hour of one core. The default, 16 M (2-3 s of a core), is for hard roots,
-/// where a job out of budget loses all it spent: on the 11x4 root eggfe with 2 jobs it took half
-/// the time and nodes of 4 M (docs/lab/2026-12-03-prove-budget.md); small boards prove in a few
-/// jobs either way.
+/// at most about an hour of one core. The default, 32 M (4-6 s of a core), is for hard roots:
+/// with jobs that start from what failed ones learnt, 2 jobs on the 11x4 roots eggfe and eggf
+/// took 135 M and 195 M nodes with it against 172-185 M and 518-535 M with 16 M, 210-213 M and
+/// 330 M with 8 M (docs/lab/2026-12-03-prove-learnt.md); 64 M leaves a proof a few jobs in a
+/// line, with little for more cores to do. Small boards prove in a few jobs either way.
 pub const BUDGET_NODES: Setting = Setting {
     name: "--budget-nodes",
-    default: 1 << 24,
+    default: 1 << 25,
     min: 4096,
     max: 1 << 38,
 };
