@@ -417,6 +417,53 @@ fn solve_starts_a_position_from_the_learnt_lines_before_it() {
     }
 }
 
+/// Positions that share positions below them (the children of one) take fewer nodes in a run
+/// that keeps its table from one to the next (`--keep-table`, as `vier prove`'s jobs of several
+/// positions run), with the same scores, from which each parent's published score follows.
+#[test]
+fn solve_keeping_the_table_scores_siblings_the_same_with_fewer_nodes() {
+    use vier::board::{AnyPosition, Size};
+    let size: Size = "7x6".parse().unwrap();
+    let (mut fresh, mut kept, mut parents) = (0u64, 0u64, 0);
+    for (moves, score) in common::pons_set("Test_L2_R2").iter().take(20) {
+        let children: Vec<String> = (1..=7)
+            .map(|c| format!("{moves}{c}"))
+            .filter(|m| AnyPosition::from_moves(size, m).is_ok())
+            .collect();
+        let over = |m: &String| AnyPosition::from_moves(size, m).unwrap().is_game_over();
+        if children.iter().any(over) {
+            // a move that wins at once: the children say nothing of the parent's score
+            continue;
+        }
+        parents += 1;
+        let input: String = children.iter().map(|c| format!("{c}\n")).collect();
+        let mut scores = Vec::new();
+        for (extra, nodes) in [(&[][..], &mut fresh), (&["--keep-table"][..], &mut kept)] {
+            let out = lines(&vier(
+                &[&["solve", "--hash", "16"][..], extra].concat(),
+                &input,
+            ));
+            assert_eq!(out.len(), children.len(), "{moves}: {out:?}");
+            let mut s = Vec::new();
+            for (line, child) in out.iter().zip(&children) {
+                let w: Vec<&str> = line.split(' ').collect();
+                assert_eq!(w[0], child, "{line}");
+                s.push(w[1].parse::<i32>().unwrap());
+                *nodes += w[2].parse::<u64>().unwrap();
+            }
+            scores.push(s);
+        }
+        assert_eq!(scores[0], scores[1], "{moves}: fresh tables, then one kept");
+        let best = scores[1].iter().map(|s| -s).max().unwrap();
+        assert_eq!(
+            best, *score,
+            "{moves}: the best child is the published score"
+        );
+    }
+    assert!(parents >= 10, "{parents} parents");
+    assert!(kept < fresh, "{kept} nodes keeping the table, {fresh} not");
+}
+
 /// A position that takes more than a second shows its progress on stderr: plain lines when
 /// stderr is no terminal, with the time, the nodes, the nodes per second and the window of
 /// scores still open (issue 60: a long proof was silent, like a hang).

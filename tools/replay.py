@@ -282,7 +282,7 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
     i = 0
     while i < len(args):
         a = args[i]
-        if a in ("--weak", "--no-book"):
+        if a in ("--weak", "--no-book", "--keep-table"):
             opts[a] = True
             i += 1
         elif a in ("--size", "--at-least", "--hash", "--budget-nodes", "--learnt") \

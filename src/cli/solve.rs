@@ -71,6 +71,11 @@ pub struct SolveArgs {
     #[arg(long, value_name = "N", conflicts_with = "all",
           value_parser = clap::value_parser!(u32).range(1..=MAX_LEARNT_PLIES as i64))]
     learnt: Option<u32>,
+    /// Keep the table from one position to the next: each starts from what the positions
+    /// before it proved, instead of from a cold table (positions that share positions below them
+    /// take far fewer nodes; the results then depend on the positions' order).
+    #[arg(long)]
+    keep_table: bool,
 }
 
 /// `vier solve`: positions from stdin, results to stdout, the summary to stderr. Exit status 1
@@ -118,6 +123,7 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
         budget: args.budget_ms.map(Duration::from_millis),
         node_budget: args.budget_nodes,
         learnt: args.learnt.unwrap_or(0),
+        keep_table: args.keep_table,
         progress: None,
     }
     .progress_on_stderr();
@@ -157,6 +163,8 @@ pub struct SolveOptions {
     /// After a position not proven within its budget, print what its search proved of the
     /// positions up to this many moves below it (0: nothing).
     pub learnt: u32,
+    /// Each position starts from what those before it proved (one table for the run).
+    pub keep_table: bool,
     /// Progress of a position that takes long, on stderr: `None` for none (the tests),
     /// `Some(true)` as a line that rewrites itself (a terminal), `Some(false)` as plain lines.
     pub progress: Option<bool>,
@@ -219,8 +227,11 @@ pub fn run(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<SolveSummary> {
-    let pool = SolverPool::try_new(opts.book.clone(), opts.hash_mb, opts.threads)
+    let mut pool = SolverPool::try_new(opts.book.clone(), opts.hash_mb, opts.threads)
         .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+    if opts.keep_table {
+        pool = pool.keeping_tables();
+    }
     let width = opts.size.width();
     let question = match (opts.all, opts.at_least) {
         (true, _) => Question::Analyse { weak: opts.weak },

@@ -60,13 +60,17 @@ impl<T> Solved<T> {
 }
 
 /// Exact answers: solvers kept for reuse, each with a table cleared before every question (as
-/// `vier solve` runs one) and the book it was given. Taking one is cheap, so callers on many
-/// threads each take their own; the pool keeps at most as many as ran at once.
+/// `vier solve` runs one; see [`SolverPool::keeping_tables`]) and the book it was given. Taking
+/// one is cheap, so callers on many threads each take their own; the pool keeps at most as many
+/// as ran at once.
 pub struct SolverPool {
     idle: Mutex<Vec<Solver>>,
     book: Option<Arc<Book>>,
     hash_mb: usize,
     threads: usize,
+    /// Each question starts from a cleared table (else from what the questions before it on
+    /// the same solver proved).
+    fresh: bool,
 }
 
 /// A question, how many moves below the position to look for what it proved if it is cut
@@ -152,6 +156,18 @@ impl SolverPool {
             book,
             hash_mb,
             threads: 1,
+            fresh: true,
+        }
+    }
+
+    /// The pool, its solvers keeping their tables from one question to the next: a question
+    /// starts from what those before it proved, which for positions that share positions below
+    /// them (siblings, cousins) saves most of the work they share; answers then depend on the
+    /// order of the questions. Sound: the table holds only what was proven.
+    pub fn keeping_tables(self) -> SolverPool {
+        SolverPool {
+            fresh: false,
+            ..self
         }
     }
 
@@ -197,7 +213,9 @@ impl SolverPool {
     /// answers, with the nodes and the time.
     fn with_solver<T>(&self, handle: &Handle, work: impl FnOnce(&mut Solver) -> T) -> Solved<T> {
         let mut solver = self.take();
-        solver.clear();
+        if self.fresh {
+            solver.clear();
+        }
         solver.reset_nodes();
         solver.set_limits(Some(handle.control.clone()), handle.nodes);
         let started = clock::now();

@@ -70,6 +70,10 @@ impl Job {
         if let Some(b) = budget {
             args.extend(["--budget-nodes".into(), b.to_string()]);
         }
+        if positions.len() > 1 {
+            // a job's positions are near each other in the tree: what one proves, the next uses
+            args.push("--keep-table".into());
+        }
         Job {
             id,
             args,
@@ -404,7 +408,7 @@ mod tests {
         assert_eq!(
             text,
             "# vier prove job 17: vier solve --size 7x6 --weak --at-least 1 --no-book --hash 16 \
-             --budget-nodes 4096\n4453\n-\n"
+             --budget-nodes 4096 --keep-table\n4453\n-\n"
         );
         assert_eq!(Job::parse_file(17, &text), Ok(j.clone()));
         assert!(Job::parse_file(18, &text).is_err(), "another job's file");
@@ -416,7 +420,14 @@ mod tests {
         assert_eq!(
             j.command("/opt/my vier"),
             "printf '%s\\n' 4453 - | '/opt/my vier' solve --size 7x6 --weak --at-least 1 \
-             --no-book --hash 16 --budget-nodes 4096 2>/dev/null; echo \"vier-prove job 17 exit $?\""
+             --no-book --hash 16 --budget-nodes 4096 --keep-table 2>/dev/null; echo \"vier-prove job 17 exit $?\""
+        );
+        // the positions of a job share its table; one alone has nothing to share
+        let one = Job::new(3, j_size(), Goal::Weak, None, 16, None, vec!["4453".into()]);
+        assert!(
+            !one.args.contains(&"--keep-table".to_string()),
+            "{:?}",
+            one.args
         );
     }
 

@@ -33,8 +33,10 @@ def write_state(folder, jobs, *, size="7x6", root="-", split=0, expanded=(), bud
         discs = 0 if positions[0][0] == "-" else len(positions[0][0])
         at_least = t if (discs - root_discs) % 2 == 0 else 1 - t
         with open(os.path.join(folder, "jobs", f"{n:06}.job"), "w") as fh:
+            # as vier prove: the positions of a job share its table
+            keep = " --keep-table" if len(positions) > 1 else ""
             fh.write(f"# vier prove job {n}: vier solve --size {size} --weak --at-least "
-                     f"{at_least} --no-book --hash 16 --budget-nodes {budget}\n")
+                     f"{at_least} --no-book --hash 16 --budget-nodes {budget}{keep}\n")
             fh.writelines(m + "\n" for m, _, _ in positions)
         lines = []
         for moves, answer, micros in positions:
@@ -100,6 +102,16 @@ class Replay(unittest.TestCase):
         self.assertAlmostEqual(rows[16]["speedup"], 4.0)
         self.assertAlmostEqual(rows[4]["idle"], 0.0)
         self.assertAlmostEqual(rows[16]["idle"], 0.75)
+        self.assertEqual(rows[None]["chain_jobs"], 1)
+
+    def test_jobs_of_several_positions_sharing_a_table_replay_as_their_jobs(self):
+        write_state(self.dir, [(0, [("1", "yes", SECOND), ("2", "yes", SECOND)]),
+                               (0, [("3", "yes", SECOND), ("4", "yes", SECOND)])], split=1)
+        with open(os.path.join(self.dir, "jobs", "000001.job")) as fh:
+            self.assertIn("--keep-table", fh.readline())
+        rows = replayed(self.dir, [1, 2])
+        self.assertAlmostEqual(rows[1]["makespan_s"], 4.0)
+        self.assertAlmostEqual(rows[2]["speedup"], 2.0)
         self.assertEqual(rows[None]["chain_jobs"], 1)
 
     def test_one_slot_takes_every_job_and_the_front_end_and_the_start_once_for_each(self):
