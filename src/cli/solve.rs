@@ -243,7 +243,8 @@ pub fn run(
     };
     let mut sum = SolveSummary::default();
     let progress = Progress::start(opts.progress);
-    let mut seeds: Vec<Seed> = Vec::new();
+    // the learnt lines read, each below the empty board (its columns from there)
+    let mut seeds: Vec<Below> = Vec::new();
     for (i, line) in input.lines().enumerate() {
         let line = match line {
             Ok(l) => l,
@@ -404,17 +405,10 @@ pub fn run(
 /// a bound on what input can make it keep.
 pub const MAX_SEEDS: usize = 1 << 16;
 
-/// A learnt line read: the position's columns (0-based, from the empty board) and its bounds in
-/// the question's terms.
-struct Seed {
-    columns: Vec<usize>,
-    lo: Option<i32>,
-    hi: Option<i32>,
-}
-
 /// A learnt line as `--learnt` prints them, checked as every result line is, of a position on
-/// the board of the run; the `kept`-th one read.
-fn seed_of(line: &str, opts: &SolveOptions, kept: usize) -> Result<Seed, String> {
+/// the board of the run (its bounds below the empty board, in the question's terms); the
+/// `kept`-th one read.
+fn seed_of(line: &str, opts: &SolveOptions, kept: usize) -> Result<Below, String> {
     if kept >= MAX_SEEDS {
         return Err(format!("more than {MAX_SEEDS} learnt lines"));
     }
@@ -437,12 +431,12 @@ fn seed_of(line: &str, opts: &SolveOptions, kept: usize) -> Result<Seed, String>
         .into_iter()
         .map(|(_, c)| c - 1)
         .collect();
-    Ok(Seed { columns, lo, hi })
+    Ok(Below { columns, lo, hi })
 }
 
 /// The seeds strictly below the position `moves` (a move string on a board `width` wide, `""`
 /// for the empty board), as columns from it.
-fn below(seeds: &[Seed], moves: &str, width: usize) -> Vec<Below> {
+fn below(seeds: &[Below], moves: &str, width: usize) -> Vec<Below> {
     let Ok(from) = notation::parse_moves(moves, width) else {
         return Vec::new();
     };
