@@ -44,7 +44,8 @@ pub struct ProveArgs {
     /// runner's own (`parallel -j N`): more keep it busy, and may prove more than is needed.
     #[arg(long, value_parser = |s: &str| JOBS.parse(s).map(|n| n as usize))]
     jobs: Option<usize>,
-    /// Positions in one job.
+    /// Positions in one job, which share its table (each starts from what those before it
+    /// proved).
     #[arg(long, default_value_t = PER_JOB.default as usize,
           value_parser = |s: &str| PER_JOB.parse(s).map(|n| n as usize))]
     per_job: usize,
