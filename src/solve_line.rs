@@ -67,6 +67,20 @@ pub struct SolveLine {
     pub learnt: bool,
 }
 
+impl SolveLine {
+    /// A `LEARNT` line: a bound (or a score) an earlier search proved of `moves`.
+    pub fn learnt(moves: String, found: Found) -> SolveLine {
+        SolveLine {
+            moves,
+            found,
+            nodes: 0,
+            micros: 0,
+            mismatch: None,
+            learnt: true,
+        }
+    }
+}
+
 impl fmt::Display for SolveLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ", self.moves)?;

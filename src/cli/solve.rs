@@ -386,15 +386,7 @@ pub fn run(
                     .collect(),
             };
             for found in found {
-                let line = SolveLine {
-                    moves: moves.clone(),
-                    found,
-                    nodes: 0,
-                    micros: 0,
-                    mismatch: None,
-                    learnt: true,
-                };
-                writeln!(out, "{line}")?;
+                writeln!(out, "{}", SolveLine::learnt(moves.clone(), found))?;
             }
         }
     }

@@ -3,6 +3,7 @@
 //! lines before its positions and seeds its table with those below each).
 
 use super::jobs::{Line, MAX_SEEDS};
+use crate::solve_line::{Found, SolveLine};
 use std::collections::BTreeMap;
 
 /// The most learnt lines kept: a hint store, so past this the proof goes on without more.
@@ -31,12 +32,12 @@ impl Seeds {
             if self.kept >= MAX_KEPT {
                 return;
             }
-            let bound = match (*lo, *hi) {
-                (lo, hi) if lo == hi => lo.to_string(),
-                (lo, i32::MAX) => format!(">={lo}"),
-                (_, hi) => format!("<={hi}"),
+            let found = match (*lo, *hi) {
+                (lo, hi) if lo == hi => Found::Score(lo),
+                (lo, i32::MAX) => Found::AtLeast(lo),
+                (_, hi) => Found::AtMost(hi),
             };
-            let line = format!("{moves} {bound} 0 0 LEARNT");
+            let line = SolveLine::learnt(moves.clone(), found).to_string();
             let at = self.lines.entry(moves.clone()).or_default();
             if !at.contains(&line) {
                 at.push(line);

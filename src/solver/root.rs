@@ -398,7 +398,8 @@ impl Solver {
     /// Stores bounds an earlier search proved of positions below `p` (as
     /// [`Solver::bounds_below`] gives them), so that the next search of `p` starts from them;
     /// their work ([`SEED_WORK`]) keeps them in the table. Columns that cannot be played from
-    /// `p` are passed over. Call it after [`Solver::clear`], before the search.
+    /// `p` are passed over. Call it before the search (after [`Solver::clear`] for a search from
+    /// nothing else).
     pub fn seed<const W: usize, const H: usize, B: Bitboard>(
         &mut self,
         p: &Position<W, H, B>,
