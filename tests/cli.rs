@@ -464,6 +464,62 @@ fn solve_keeping_the_table_scores_siblings_the_same_with_fewer_nodes() {
     assert!(kept < fresh, "{kept} nodes keeping the table, {fresh} not");
 }
 
+/// Runs that name one table file share its table, one after the other as at once: a second
+/// run of Pons' positions finds what the first proved (the published scores again, with fewer
+/// nodes), and a run on another board is refused with the file left to the first.
+#[test]
+fn solve_runs_naming_one_table_file_share_what_they_proved() {
+    let path = std::env::temp_dir().join(format!("vier-cli-table-{}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let file = path.to_str().unwrap();
+    let set: Vec<_> = common::pons_set("Test_L2_R2")
+        .into_iter()
+        .take(20)
+        .collect();
+    let input: String = set.iter().map(|(m, _)| format!("{m}\n")).collect();
+    let mut nodes = Vec::new();
+    for _ in 0..2 {
+        let out = lines(&vier(
+            &["solve", "--hash", "8", "--table-file", file],
+            &input,
+        ));
+        assert_eq!(out.len(), set.len(), "{out:?}");
+        let mut n = 0u64;
+        for (line, (moves, score)) in out.iter().zip(&set) {
+            let w: Vec<&str> = line.split(' ').collect();
+            assert_eq!(
+                (w[0], w[1]),
+                (moves.as_str(), score.to_string().as_str()),
+                "{line}"
+            );
+            n += w[2].parse::<u64>().unwrap();
+        }
+        nodes.push(n);
+    }
+    assert!(
+        nodes[1] < nodes[0] / 2,
+        "{nodes:?}: the second run starts from the first's table"
+    );
+    let before = std::fs::read(&path).unwrap();
+    let out = vier(
+        &[
+            "solve",
+            "--size",
+            "6x5",
+            "--hash",
+            "8",
+            "--table-file",
+            file,
+        ],
+        "44\n",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not the table asked for"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let _ = std::fs::remove_file(&path);
+}
+
 /// A position that takes more than a second shows its progress on stderr: plain lines when
 /// stderr is no terminal, with the time, the nodes, the nodes per second and the window of
 /// scores still open (issue 60: a long proof was silent, like a hang).

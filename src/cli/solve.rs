@@ -76,6 +76,13 @@ pub struct SolveArgs {
     /// take far fewer nodes; the results then depend on the positions' order).
     #[arg(long)]
     keep_table: bool,
+    /// Keep the table for positions near the root (--hash MB) in this file, made if missing:
+    /// every run that names the file shares the table, at once as threads do or one after
+    /// another, and its positions start from what the others proved. A file made for another
+    /// board or size is refused. Put it in memory (/dev/shm): a table on a disk is written
+    /// back again and again; delete it to free the memory.
+    #[arg(long, value_name = "PATH")]
+    table_file: Option<PathBuf>,
 }
 
 /// `vier solve`: positions from stdin, results to stdout, the summary to stderr. Exit status 1
@@ -124,6 +131,7 @@ pub fn command(args: SolveArgs) -> io::Result<ExitCode> {
         node_budget: args.budget_nodes,
         learnt: args.learnt.unwrap_or(0),
         keep_table: args.keep_table,
+        table_file: args.table_file,
         progress: None,
     }
     .progress_on_stderr();
@@ -165,6 +173,8 @@ pub struct SolveOptions {
     pub learnt: u32,
     /// Each position starts from what those before it proved (one table for the run).
     pub keep_table: bool,
+    /// The table near the root kept in this file, shared with every run that names it.
+    pub table_file: Option<PathBuf>,
     /// Progress of a position that takes long, on stderr: `None` for none (the tests),
     /// `Some(true)` as a line that rewrites itself (a terminal), `Some(false)` as plain lines.
     pub progress: Option<bool>,
@@ -227,8 +237,14 @@ pub fn run(
     input: impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<SolveSummary> {
-    let mut pool = SolverPool::try_new(opts.book.clone(), opts.hash_mb, opts.threads)
-        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+    let board = (opts.size.width(), opts.size.height());
+    let mut pool = match &opts.table_file {
+        Some(path) => {
+            SolverPool::try_in_file(opts.book.clone(), path, opts.hash_mb, opts.threads, board)
+        }
+        None => SolverPool::try_new(opts.book.clone(), opts.hash_mb, opts.threads),
+    }
+    .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
     if opts.keep_table {
         pool = pool.keeping_tables();
     }

@@ -7,7 +7,7 @@ use crate::board::{AnyPosition, Position, PositionJob};
 use crate::book::Book;
 use crate::clock;
 use crate::solver::{Below, Solver, Stopped};
-use crate::tt::TableError;
+use crate::tt::{TableError, TransTable};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -71,6 +71,8 @@ pub struct SolverPool {
     /// Each question starts from a cleared table (else from what the questions before it on
     /// the same solver proved).
     fresh: bool,
+    /// The table every solver of the pool searches with, kept in a file (else each has its own).
+    file_table: Option<Arc<TransTable>>,
 }
 
 /// A question, how many moves below the position to look for what it proved if it is cut
@@ -157,6 +159,7 @@ impl SolverPool {
             hash_mb,
             threads: 1,
             fresh: true,
+            file_table: None,
         }
     }
 
@@ -188,6 +191,26 @@ impl SolverPool {
         Ok(pool)
     }
 
+    /// [`SolverPool::try_new`], its solvers searching with the table kept in the file at `path`
+    /// (made if missing, of `hash_mb` megabytes, for `board`: see [`TransTable::open_file`]),
+    /// shared with every process that opens the file, and never cleared.
+    pub fn try_in_file(
+        book: Option<Arc<Book>>,
+        path: &std::path::Path,
+        hash_mb: usize,
+        threads: usize,
+        board: (usize, usize),
+    ) -> Result<SolverPool, TableError> {
+        let pool = SolverPool {
+            threads: threads.max(1),
+            file_table: Some(Arc::new(TransTable::open_file(path, hash_mb, board)?)),
+            ..SolverPool::new(book, hash_mb)
+        };
+        let first = pool.take();
+        pool.give_back(first);
+        Ok(pool)
+    }
+
     /// The pool of the built-in book, shared by every caller in the process.
     pub fn shared() -> &'static SolverPool {
         static POOL: std::sync::OnceLock<SolverPool> = std::sync::OnceLock::new();
@@ -202,7 +225,12 @@ impl SolverPool {
 
     fn take(&self) -> Solver {
         let taken = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        taken.unwrap_or_else(|| self.made(Solver::new(self.hash_mb)))
+        taken.unwrap_or_else(|| {
+            self.made(match &self.file_table {
+                Some(t) => Solver::sharing(t.clone()),
+                None => Solver::new(self.hash_mb),
+            })
+        })
     }
 
     fn give_back(&self, s: Solver) {

@@ -119,7 +119,8 @@ impl Solver {
         Solver::sharing(Arc::new(tt))
     }
 
-    pub(super) fn sharing(tt: Arc<TransTable>) -> Solver {
+    /// A solver on `tt`, shared with whoever else holds it (a table in a file, a helper thread).
+    pub fn sharing(tt: Arc<TransTable>) -> Solver {
         Solver {
             tt,
             near: TransTable::new(settings::tuned("NEAR_TABLE_MB", NEAR_TABLE_MB as u32) as usize),

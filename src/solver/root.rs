@@ -84,6 +84,7 @@ impl Solver {
             .table_for(p.moves())
             .probe(key)
             .and_then(|e| e.best_move)
+            .filter(|&c| (c as usize) < W)
             .map(|c| oriented::<W>(c as usize, mirrored));
         let safe = p.non_losing_moves();
         let cols = hint

@@ -209,7 +209,8 @@ impl Solver {
         if alpha >= beta {
             return alpha;
         }
-        if let Some(c) = open.best_move {
+        // (a column past the board's: an entry of a table file no process of this size wrote)
+        if let Some(c) = open.best_move.filter(|&c| (c as usize) < W) {
             tt_move = Some(orient(c as usize));
         }
         let alpha_orig = alpha;

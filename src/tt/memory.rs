@@ -13,6 +13,8 @@ pub enum TableError {
     MoreThanFree { mb: usize, free_mb: usize },
     /// The allocator (the kernel) refused the memory.
     Refused { mb: usize },
+    /// A table file that cannot be made, opened or used, and why.
+    File { path: String, why: String },
 }
 
 impl std::fmt::Display for TableError {
@@ -29,6 +31,7 @@ impl std::fmt::Display for TableError {
             TableError::Refused { mb } => {
                 write!(f, "the system refused the memory for a table of {mb} MB")
             }
+            TableError::File { path, why } => write!(f, "table file {path}: {why}"),
         }
     }
 }
@@ -113,27 +116,27 @@ const PIECE_BYTES: usize = 4 << 20;
 /// Tables smaller than this are prepared on the calling thread alone.
 const PARALLEL_BYTES: usize = 64 << 20;
 
-/// An array of `T`, zeroed (for the table: an all-zero slot is the empty entry). On Unix the pages come
-/// straight from the kernel, zeroed, and cost nothing until first touched, which
-/// [`Zeroed::prepare`] does for every page, on all cores: std's zeroed allocation writes
-/// every byte on one thread when the alignment is a cache line's. On Linux a large table asks
-/// for huge pages: probes hit random buckets, and with 4 KiB pages nearly every probe of a large
-/// table would also miss the TLB.
-pub(super) struct Zeroed<T> {
+/// An array of `T` in pages of its own: zeroed ones from the kernel ([`Pages::try_new`]), or
+/// a file's, shared with every process that maps it ([`Pages::map_file`]). On Unix the
+/// pages cost nothing until first touched, which [`Pages::prepare`] does for every page, on
+/// all cores: std's zeroed allocation writes every byte on one thread when the alignment is a
+/// cache line's. On Linux a large table asks for huge pages: probes hit random buckets, and
+/// with 4 KiB pages nearly every probe of a large table would also miss the TLB.
+pub(super) struct Pages<T> {
     ptr: std::ptr::NonNull<T>,
     len: usize,
 }
 
-// SAFETY: Zeroed owns its memory as a Box<[T]> would.
-unsafe impl<T: Send> Send for Zeroed<T> {}
-unsafe impl<T: Sync> Sync for Zeroed<T> {}
+// SAFETY: Pages owns its memory as a Box<[T]> would.
+unsafe impl<T: Send> Send for Pages<T> {}
+unsafe impl<T: Sync> Sync for Pages<T> {}
 
-impl<T: Sync> Zeroed<T> {
+impl<T: Sync> Pages<T> {
     /// `len` (at least one) zeroed items, or `None` when the system refuses the memory.
     ///
     /// # Safety
     /// All-zero bytes must be a valid `T` (atomics and integers are).
-    pub(super) unsafe fn try_new(len: usize) -> Option<Zeroed<T>> {
+    pub(super) unsafe fn try_new(len: usize) -> Option<Pages<T>> {
         let len = len.max(1);
         // the size overflows no address space (the layout below checks it again elsewhere)
         let bytes = len.checked_mul(std::mem::size_of::<T>())?;
@@ -155,7 +158,7 @@ impl<T: Sync> Zeroed<T> {
             if p == libc::MAP_FAILED {
                 return None;
             }
-            // The pages are taken by Zeroed::prepare, after this advice, so in huge pages
+            // The pages are taken by Pages::prepare, after this advice, so in huge pages
             // (for small tables too: a search of a few microseconds would otherwise pay for its
             // page faults, measured: Test_L3_R1 at 4 MB, 3.0-3.2 instead of 1.7 us a position).
             #[cfg(target_os = "linux")]
@@ -170,7 +173,51 @@ impl<T: Sync> Zeroed<T> {
         let ptr = unsafe {
             std::alloc::alloc_zeroed(std::alloc::Layout::array::<T>(len).ok()?) as *mut T
         };
-        Some(Zeroed {
+        Some(Pages {
+            ptr: std::ptr::NonNull::new(ptr)?,
+            len,
+        })
+    }
+
+    /// `len` (at least one) items stored in `file` from byte `offset` on (a multiple of the
+    /// page size), mapped shared: what this process writes there every process that maps the
+    /// file reads, and it stays in the file after the process. `None` when the system refuses
+    /// the mapping.
+    ///
+    /// # Safety
+    /// Any bytes must be a valid `T` (atomics and integers are), and the file must hold
+    /// `offset + len * size_of::<T>()` bytes (a page past its end would fault when touched).
+    #[cfg(unix)]
+    pub(super) unsafe fn map_file(
+        file: &std::fs::File,
+        offset: u64,
+        len: usize,
+    ) -> Option<Pages<T>> {
+        use std::os::fd::AsRawFd;
+        let len = len.max(1);
+        let bytes = len.checked_mul(std::mem::size_of::<T>())?;
+        // SAFETY: a shared mapping of the file's bytes the caller vouches for, owned by the
+        // result and unmapped by its drop; page-aligned, as an item aligned to a cache line needs.
+        let ptr = unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                libc::off_t::try_from(offset).ok()?,
+            );
+            if p == libc::MAP_FAILED {
+                return None;
+            }
+            #[cfg(target_os = "linux")]
+            if bytes >= 4 << 20 {
+                // granted only where the system gives huge pages to files in memory
+                libc::madvise(p, bytes, libc::MADV_HUGEPAGE);
+            }
+            p as *mut T
+        };
+        Some(Pages {
             ptr: std::ptr::NonNull::new(ptr)?,
             len,
         })
@@ -239,7 +286,7 @@ impl<T: Sync> Zeroed<T> {
     }
 }
 
-impl<T> std::ops::Deref for Zeroed<T> {
+impl<T> std::ops::Deref for Pages<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
         // SAFETY: ptr points to len initialised items owned by self.
@@ -247,7 +294,7 @@ impl<T> std::ops::Deref for Zeroed<T> {
     }
 }
 
-impl<T> Drop for Zeroed<T> {
+impl<T> Drop for Pages<T> {
     fn drop(&mut self) {
         let bytes = self.len * std::mem::size_of::<T>();
         // SAFETY: frees exactly the memory try_new took, once.

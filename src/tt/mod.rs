@@ -34,10 +34,12 @@
 //! replacement within a bucket evicts the entry of another generation first, then the one whose
 //! subtree cost the least work, so expensive results survive.
 
+#[cfg(unix)]
+mod file;
 mod memory;
 
 use crate::bits::Bitboard;
-use memory::Zeroed;
+use memory::Pages;
 pub use memory::{check_size, check_size_freeing, free_memory_mb, machine_memory_mb, TableError};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
@@ -143,8 +145,10 @@ pub struct Heuristic {
 
 /// The table; `&self` is enough to store, so threads share one (see the module documentation).
 pub struct TransTable {
-    buckets: Zeroed<Bucket>,
+    buckets: Pages<Bucket>,
     generation: AtomicU8,
+    /// Kept in a file other processes may share ([`TransTable::open_file`]): never cleared.
+    in_file: bool,
 }
 
 impl TransTable {
@@ -170,21 +174,55 @@ impl TransTable {
         check_size_freeing(mb, freed_mb)?;
         // SAFETY: an all-zero bucket is four empty slots
         let buckets =
-            unsafe { Zeroed::try_new(buckets_in(mb)) }.ok_or(TableError::Refused { mb })?;
+            unsafe { Pages::try_new(buckets_in(mb)) }.ok_or(TableError::Refused { mb })?;
         Ok(TransTable {
             buckets,
             generation: AtomicU8::new(1),
+            in_file: false,
         })
+    }
+
+    /// A table of about `mb` megabytes for `board` (width, height) kept in the file at `path`
+    /// and shared with every process that opens it, prepared: made if the file is missing,
+    /// else the file's, which must be a table of the same size and board (see the `file`
+    /// module). Such a table is never cleared: what it holds is proven, and true for every
+    /// process that reads it (every one starts at the same generation).
+    pub fn open_file(
+        path: &std::path::Path,
+        mb: usize,
+        board: (usize, usize),
+    ) -> Result<TransTable, TableError> {
+        #[cfg(unix)]
+        {
+            // SAFETY: any bytes are a valid bucket of atomics
+            let buckets = unsafe { file::open(path, buckets_in(mb), board) }?;
+            let t = TransTable {
+                buckets,
+                generation: AtomicU8::new(1),
+                in_file: true,
+            };
+            t.prepare(&|| false);
+            Ok(t)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (mb, board);
+            Err(TableError::File {
+                path: path.display().to_string(),
+                why: "tables in files need a Unix system".into(),
+            })
+        }
     }
 
     /// A table with exactly `n` buckets, prepared (tests use tiny tables to force replacement).
     pub fn with_buckets(n: usize) -> TransTable {
         let t = TransTable {
             // SAFETY: an all-zero bucket is four empty slots
-            buckets: unsafe { Zeroed::try_new(n.max(1)) }.unwrap_or_else(|| {
+            buckets: unsafe { Pages::try_new(n.max(1)) }.unwrap_or_else(|| {
                 std::alloc::handle_alloc_error(std::alloc::Layout::new::<Bucket>())
             }),
             generation: AtomicU8::new(1),
+            in_file: false,
         };
         t.prepare(&|| false);
         t
@@ -213,8 +251,12 @@ impl TransTable {
     }
 
     /// Forgets everything in O(1) by moving to a new generation; every 255 clears the memory is
-    /// really wiped so that a recycled generation number never revives an old entry.
+    /// really wiped so that a recycled generation number never revives an old entry. A table
+    /// in a file is not cleared (its entries would vanish for the processes sharing it).
     pub fn clear(&self) {
+        if self.in_file {
+            return;
+        }
         let gen = self.generation();
         if gen == u8::MAX {
             // on all cores: a table of gigabytes is wiped in a fraction of a second
