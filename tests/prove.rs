@@ -540,8 +540,48 @@ fn a_node_budget_leaves_a_position_unproven_the_same_way_each_time() {
     assert_eq!(lines, fields(&b));
 }
 
+/// The jobs of this machine share one table, in a file of /dev/shm that every job names and
+/// that is gone when the proof returns (as is one a proof killed outright left); the value is
+/// the published one all the same.
 #[test]
-fn a_job_run_twice_prints_the_same_lines_but_for_the_time() {
+fn local_jobs_share_one_table_file_that_is_gone_when_the_proof_returns() {
+    let dir = state_dir("shared");
+    let d = dir.to_str().unwrap();
+    // the file of a proof killed outright: its process is gone
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let left = format!("/dev/shm/vier-prove-{}-0123456789abcdef.table", gone.id());
+    std::fs::write(&left, "a table").unwrap();
+    let out = prove(&[
+        "-",
+        "--size",
+        "5x4",
+        "--state",
+        d,
+        "--budget-nodes",
+        "4096",
+        "--jobs",
+        "2",
+    ]);
+    assert!(out.contains("5x4 - weak 0: a draw"), "{out}");
+    let mut files = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir(dir.join("jobs")).unwrap() {
+        let job = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        let head = job.lines().next().unwrap();
+        let file = head.split(" --table-file ").nth(1).expect(head);
+        assert!(head.contains(" --hash 64 "), "{head}");
+        files.insert(file.split(' ').next().unwrap().to_string());
+    }
+    assert_eq!(files.len(), 1, "{files:?}");
+    let file = files.into_iter().next().unwrap();
+    assert!(file.starts_with("/dev/shm/vier-prove-"), "{file}");
+    assert!(!std::path::Path::new(&file).exists(), "{file} left behind");
+    assert!(!std::path::Path::new(&left).exists(), "{left} left behind");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_job_with_a_table_of_its_own_run_twice_prints_the_same_lines_but_for_the_time() {
     let dir = state_dir("twice");
     let d = dir.to_str().unwrap();
     prove(&[
@@ -550,6 +590,7 @@ fn a_job_run_twice_prints_the_same_lines_but_for_the_time() {
         "5x4",
         "--state",
         d,
+        "--own-tables",
         "--budget-nodes",
         "4096",
         "--hash",
@@ -669,7 +710,7 @@ fn options_and_state_files_out_of_their_range_are_refused() {
     let proof = dir.join("proof");
     let good = std::fs::read_to_string(&proof).unwrap();
     for bad in [
-        good.replace("split 0", "split 100"),
+        good.replace("split 1", "split 100"),
         good.clone() + "garbage\n",
     ] {
         std::fs::write(&proof, &bad).unwrap();

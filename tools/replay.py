@@ -285,7 +285,7 @@ def read_job(path: str, job_id: int, proof: Proof) -> Job:
         if a in ("--weak", "--no-book", "--keep-table"):
             opts[a] = True
             i += 1
-        elif a in ("--size", "--at-least", "--hash", "--budget-nodes", "--learnt") \
+        elif a in ("--size", "--at-least", "--hash", "--budget-nodes", "--learnt", "--table-file") \
                 and i + 1 < len(args):
             if a in opts:
                 raise Damaged(path, 1, f"{a} twice")

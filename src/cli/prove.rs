@@ -25,11 +25,12 @@ pub struct ProveArgs {
     #[arg(long)]
     exact: bool,
     /// Expand the positions less than N moves from the root at once, without a job (they would
-    /// not be proven within the budget); to start a proof.
+    /// not be proven within the budget); to start a proof (default 1: the root's children are
+    /// the first jobs, so that every slot has one).
     #[arg(long, value_name = "N", value_parser = |s: &str| SPLIT.parse(s).map(|n| n as u32))]
     split: Option<u32>,
     /// The most nodes each position of a job may take before it is expanded instead (default:
-    /// the last job's in DIR, for a new proof 16777216).
+    /// the last job's in DIR, for a new proof 33554432).
     #[arg(long, value_name = "N", value_parser = |s: &str| BUDGET_NODES.parse(s))]
     budget_nodes: Option<u64>,
     /// How many moves below a position it does not prove each job reports what its search
@@ -37,9 +38,15 @@ pub struct ProveArgs {
     #[arg(long, value_name = "N", default_value_t = LEARNT.default as u32,
           value_parser = |s: &str| LEARNT.parse(s).map(|n| n as u32))]
     learnt: u32,
-    /// The table of each job, MB (default: the last job's in DIR, for a new proof 16).
+    /// The table of each job, MB (default: the last job's in DIR, for a new proof 16, or 64
+    /// for the table the jobs on this machine share).
     #[arg(long, value_name = "MB", value_parser = super::table_mb)]
     hash: Option<usize>,
+    /// Each job on this machine with a table of its own (deterministic jobs). Without it (and
+    /// without --runner and --slurm) the jobs share one, as the threads of one solve share
+    /// theirs, in a file in /dev/shm removed when the proof returns.
+    #[arg(long)]
+    own_tables: bool,
     /// Jobs handed out at once (default: this machine's cores). With --runner, at least the
     /// runner's own (`parallel -j N`): more keep it busy, and may prove more than is needed.
     #[arg(long, value_parser = |s: &str| JOBS.parse(s).map(|n| n as usize))]
@@ -208,16 +215,21 @@ pub fn command(args: ProveArgs) -> io::Result<ExitCode> {
             size,
             root,
             goal,
-            split: args.split.unwrap_or(0),
+            split: args.split.unwrap_or(SPLIT.default as u32),
         })
     } else {
         None
+    };
+    let table_file = match runner {
+        RunnerSpec::Local(_) if !args.own_tables => shared_table_file(&dir),
+        _ => None,
     };
     let opts = prove::ProveOptions {
         dir,
         proof,
         budget: args.budget_nodes,
         hash_mb: args.hash,
+        table_file,
         learnt: Some(args.learnt),
         jobs,
         per_job: args.per_job,
@@ -248,4 +260,39 @@ pub fn command(_: ProveArgs) -> io::Result<ExitCode> {
          `cargo install --locked --path . --features prove` installs one (docs/prove.md); the \
          machines that only run its jobs need none (they run vier solve)",
     ))
+}
+
+/// The file of the table a proof's local jobs share: in /dev/shm (memory; none where there is
+/// no such folder), named after this process and the state folder, so that two proofs never
+/// share one. A proof removes its file when it returns; the files of proofs killed outright
+/// (their process gone) are removed here.
+#[cfg(feature = "prove")]
+fn shared_table_file(state: &std::path::Path) -> Option<PathBuf> {
+    let shm = std::path::Path::new("/dev/shm");
+    if !shm.is_dir() {
+        return None;
+    }
+    let procs = std::path::Path::new("/proc/self").exists();
+    for e in std::fs::read_dir(shm)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|_| procs)
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix("vier-prove-")
+            .filter(|n| n.ends_with(".table"))
+            .and_then(|n| n.split('-').next()?.parse::<u32>().ok());
+        if pid.is_some_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    let full = std::path::absolute(state).unwrap_or_else(|_| state.to_path_buf());
+    // FNV-1a of the folder's path
+    let hash = (full.to_string_lossy().bytes()).fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let pid = std::process::id();
+    Some(shm.join(format!("vier-prove-{pid}-{hash:016x}.table")))
 }

@@ -17,9 +17,9 @@
 //! `<moves> <bound> <nodes> <microseconds>` with the bound `>=t` or `<=t-1` (a job without
 //! `--at-least`, as `--verify` runs some, prints the value itself), or
 //! `<moves> - <nodes> <microseconds> UNPROVEN within <budget> nodes`, and then a line of its
-//! own, `vier-prove job 17 exit <status>`, that says it ran to its end. One thread with a fresh
-//! table and a budget in nodes: a job run twice prints the same lines but for the
-//! microseconds. A line that is not exactly one of these, or a job whose lines are not all
+//! own, `vier-prove job 17 exit <status>`, that says it ran to its end. One thread with a table
+//! of its own and a budget in nodes: a job run twice prints the same lines but for the
+//! microseconds (a job that shares a table, `--table-file`, finds more or less in it). A line that is not exactly one of these, or a job whose lines are not all
 //! there when its last line comes, is run again.
 
 use super::rules::Goal;
@@ -116,7 +116,7 @@ impl Job {
             .strip_prefix(&prefix)
             .ok_or_else(|| format!("its first line is not '{prefix}...'"))?;
         let args: Vec<String> = args.split_whitespace().map(String::from).collect();
-        if args.iter().any(|a| !plain(a)) {
+        if args.iter().any(|a| !plain_arg(a)) {
             return Err("its arguments hold characters a job never has".into());
         }
         let lines: Vec<String> = lines.map(str::to_string).collect();
@@ -147,6 +147,25 @@ impl Job {
             self.args.extend(["--learnt".into(), plies.to_string()]);
         }
         self
+    }
+
+    /// The job, its table kept in the file at `path`, which every job that names it shares
+    /// (`vier solve --table-file`: jobs on one machine).
+    /// A job read back from the state folder is given the proof's own file (or none) so: the
+    /// one it names is not trusted.
+    pub fn sharing(mut self, path: Option<&str>) -> Job {
+        if let Some(i) = self.args.iter().position(|a| a == "--table-file") {
+            self.args.drain(i..(i + 2).min(self.args.len()));
+        }
+        if let Some(path) = path {
+            self.args.extend(["--table-file".into(), path.to_string()]);
+        }
+        self
+    }
+
+    /// The file whose table the job shares, if any.
+    pub fn table_file(&self) -> Option<&str> {
+        self.arg("--table-file")
     }
 
     /// How many moves below a position it does not prove the job reports what it learnt (0:
@@ -217,6 +236,12 @@ fn seed_shaped(l: &str) -> bool {
 fn plain(s: &str) -> bool {
     s.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"-x".contains(&b))
+}
+
+/// An argument of a job: plain, or a path of plain names (a shared table's file).
+fn plain_arg(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-x/._".contains(&b))
 }
 
 /// `s` as one word for `sh`: as it is when plain, else in single quotes.
@@ -429,6 +454,26 @@ mod tests {
             "{:?}",
             one.args
         );
+    }
+
+    #[test]
+    fn a_job_read_back_shares_the_proofs_table_file_and_not_the_one_it_names() {
+        let mine = "/dev/shm/vier-prove-0123456789abcdef.table";
+        let j = job().sharing(Some(mine));
+        assert_eq!(j.table_file(), Some(mine));
+        let read = Job::parse_file(17, &j.file_text()).unwrap();
+        assert_eq!(read, j, "a path reads back");
+        let planted = j.file_text().replace(mine, "/etc/passwd");
+        let planted = Job::parse_file(17, &planted).unwrap();
+        assert_eq!(planted.clone().sharing(Some(mine)), j);
+        let alone = planted.sharing(None);
+        assert_eq!(alone.table_file(), None);
+        assert!(
+            !alone.args.iter().any(|a| a.contains('/')),
+            "{:?}",
+            alone.args
+        );
+        assert!(Job::parse_file(17, &j.file_text().replace(mine, "/tmp/a;rm")).is_err());
     }
 
     #[test]

@@ -8,10 +8,11 @@ use super::resume::{facts_of, load, Loaded};
 use super::rules::{describe, position};
 use super::runner::RunnerSpec;
 use super::seeds::Seeds;
-use super::settings::{self, DEFAULT_BUDGET, JOB_HASH_MB};
+use super::settings::{self, DEFAULT_BUDGET, JOB_HASH_MB, SHARED_HASH_MB};
 use super::state::{Proof, State};
 use super::tree::{Fact, Tree};
 use super::{cert, runner};
+use crate::tt::TransTable;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -25,8 +26,12 @@ pub struct ProveOptions {
     /// The nodes each position of a job may take (`None`: the last job's, else
     /// [`DEFAULT_BUDGET`]).
     pub budget: Option<u64>,
-    /// Each job's table, MB (`None`: the last job's, else [`JOB_HASH_MB`]).
+    /// Each job's table, MB (`None`: the last job's, else [`JOB_HASH_MB`], or with a
+    /// `table_file` [`SHARED_HASH_MB`]).
     pub hash_mb: Option<usize>,
+    /// The file of the one table all jobs share (`vier solve --table-file`), for a runner whose
+    /// jobs run on this machine; removed when the proof returns.
+    pub table_file: Option<PathBuf>,
     /// How many moves below a position it does not prove each job reports what it learnt
     /// (`None`: [`settings::LEARNT`]'s default).
     pub learnt: Option<u32>,
@@ -72,6 +77,20 @@ impl Outcome {
 /// Proves the root of `opts.dir` (a new proof when `opts.proof` is given), reporting progress
 /// to `log`; the outcome, or why it cannot go on.
 pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String> {
+    // the shared table starts empty (one a killed run left behind may be of another size) and
+    // is given back however the proof returns
+    let remove = || {
+        if let Some(f) = &opts.table_file {
+            let _ = std::fs::remove_file(f);
+        }
+    };
+    remove();
+    let outcome = prove_sharing(opts, log);
+    remove();
+    outcome
+}
+
+fn prove_sharing(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String> {
     let state = State::open(&opts.dir, opts.proof.as_ref())?;
     let proof = state.proof.clone();
     let Loaded {
@@ -102,10 +121,27 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
     ] {
         s.check(n)?;
     }
-    let hash_mb = opts
+    let asked_mb = opts
         .hash_mb
-        .or_else(|| last.as_ref().and_then(Job::hash_mb))
-        .unwrap_or(JOB_HASH_MB);
+        .or_else(|| last.as_ref().and_then(Job::hash_mb));
+    // the shared table is made here, so that one the machine cannot give (a small /dev/shm)
+    // leaves each job a table of its own instead of failing every job
+    let mut table_file = None;
+    if let Some(f) = &opts.table_file {
+        let mb = asked_mb.unwrap_or(SHARED_HASH_MB);
+        let board = (proof.size.width(), proof.size.height());
+        match TransTable::open_file(f, mb, board) {
+            Ok(_) => table_file = Some((f.to_string_lossy().into_owned(), mb)),
+            Err(e) => {
+                let _ = writeln!(log, "vier prove: each job has a table of its own: {e}");
+            }
+        }
+    }
+    let hash_mb = match &table_file {
+        Some((_, mb)) => *mb,
+        None => asked_mb.unwrap_or(JOB_HASH_MB),
+    };
+    let table_file = table_file.map(|(f, _)| f);
     for n in &notes {
         let _ = writeln!(log, "vier prove: {n}");
     }
@@ -137,6 +173,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         opts.jobs,
     );
     for job in rerun {
+        let job = job.sharing(table_file.as_deref());
         let timeout = settings::job_timeout(job.budget(), job.positions.len());
         d.submit(job, timeout);
     }
@@ -161,6 +198,7 @@ pub fn prove(opts: &ProveOptions, log: &mut dyn Write) -> Result<Outcome, String
         learnt,
         per_job: opts.per_job,
         root_discs: discs_of(&proof.root),
+        table_file: table_file.clone(),
     };
     while tree.value().is_none() {
         // hand out work until the runner has enough
@@ -242,6 +280,8 @@ struct NewJobs {
     learnt: u32,
     per_job: usize,
     root_discs: usize,
+    /// The file of the table the jobs share, if they share one.
+    table_file: Option<String>,
 }
 
 impl NewJobs {
@@ -285,6 +325,7 @@ impl NewJobs {
         Ok(Some(
             Job::new(id, size, goal, asks, self.hash_mb, budget, picked.clone())
                 .keeping(self.learnt)
+                .sharing(self.table_file.as_deref())
                 .seeded(seeds.below(&picked)),
         ))
     }

@@ -45,10 +45,11 @@ impl Setting {
     }
 }
 
-/// Plies below the root expanded before any job.
+/// Plies below the root expanded before any job. The root itself is one by default: its job
+/// would run alone, every other slot waiting (on the hard roots, where it matters, it fails).
 pub const SPLIT: Setting = Setting {
     name: "--split",
-    default: 0,
+    default: 1,
     min: 0,
     max: 4,
 };
@@ -123,3 +124,10 @@ pub const DEFAULT_BUDGET: u64 = BUDGET_NODES.default;
 /// A job's table, MB, when neither the command nor an earlier job says (smaller than a
 /// search's `search::DEFAULT_HASH_MB`: many jobs share a machine).
 pub const JOB_HASH_MB: usize = 16;
+
+/// The one table the jobs on this machine share (`vier prove`'s local runner), MB, when neither
+/// the command nor an earlier job says. Small, because the processes that share it get no huge
+/// pages for it (a file in memory has none on most systems) and a probe of a large table then
+/// misses the TLB too: 2 jobs on the 11x4 root eggfe took 13-16 s with 64 MB and 19-20 s with
+/// 1 GB; 16 MB cost more nodes (docs/lab/2026-12-03-shared-table.md).
+pub const SHARED_HASH_MB: usize = 64;
